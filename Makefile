@@ -1,0 +1,26 @@
+# `make demo` runs the whole pipeline offline on the embedded defaults; `make test` runs lint + tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: venv demo test check clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+venv: $(BIN)/.installed
+
+demo: venv
+	$(BIN)/matchmeter demo
+
+check: venv
+	$(BIN)/ruff check matchmeter tests benchmarks
+
+test: check
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) runs demo-out

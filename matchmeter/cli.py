@@ -1,0 +1,114 @@
+"""Command-line interface: parse, build one request, call one library function, render.
+
+Heavy modules (litellm, docker, pandas) are imported inside the commands so `matchmeter --help`
+starts fast. Errors are rendered in one place, `main()`: a UserError is one line and exit 2,
+Ctrl-C exits 130, anything else keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(
+    name="matchmeter",
+    help="Fair, cost-aware benchmarks of command-line agents (AMS scoring, adapted descriptions).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+tasks_app = typer.Typer(help="List and check tasks.", no_args_is_help=True)
+env_app = typer.Typer(help="Sandbox environments: the local Docker base image and leftovers.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(env_app, name="env")
+
+
+def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr)
+
+
+# ------------------------------------------------------------------ tasks
+
+
+@tasks_app.command("list")
+def tasks_list(
+    path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
+    core: bool = typer.Option(False, help="Only the Core subset."),
+) -> None:
+    """List tasks with family, difficulty and subgoals."""
+    from matchmeter.tasks.commands import list_tasks
+
+    list_tasks(path or [], core=core, console=_console())
+
+
+@tasks_app.command("check")
+def tasks_check(
+    path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
+    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    seeds: int = typer.Option(3, min=1, help="Seeds 0..N-1 to check."),
+    concurrency: int = typer.Option(2, min=1),
+    task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
+) -> None:
+    """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
+    from matchmeter.runner.check import check_tasks
+
+    ok = check_tasks(path or [], backend=backend, seeds=seeds, concurrency=concurrency, only=task or [],
+                     console=_console())
+    raise typer.Exit(0 if ok else 1)
+
+
+# ------------------------------------------------------------------ env
+
+
+@env_app.command("build-base")
+def env_build_base(
+    force: bool = typer.Option(False, help="Rebuild even if the image exists."),
+) -> None:
+    """Build the local Docker base image (debootstrap + docker import; no registry needed)."""
+    from matchmeter.runner.sandbox.baseimage import build_base_image
+
+    tag = build_base_image(force=force, console=_console())
+    _console().print(f"base image ready: {tag}")
+
+
+@env_app.command("prune")
+def env_prune() -> None:
+    """Remove every container (and temp workspace) matchmeter left behind."""
+    from matchmeter.runner.sandbox.baseimage import prune
+
+    removed = prune()
+    _console().print(f"removed {removed} leftover container(s)")
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def main() -> None:
+    """Console-script entry: run the app and render errors in one place."""
+    from matchmeter.errors import UserError
+
+    try:
+        rc = app(standalone_mode=False)
+    except UserError as exc:
+        _console(stderr=True).print(f"[bold red]error:[/] {exc.line()}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        _console(stderr=True).print("interrupted")
+        sys.exit(130)
+    except Exception as exc:
+        # typer vendors click, so its exceptions are matched by shape: usage errors show themselves.
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if type(exc).__name__ == "Abort":
+            sys.exit(130)
+        raise
+    sys.exit(rc if isinstance(rc, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Execution: sandboxes, agents, transports, the trial lifecycle, the run store and the executor."""

@@ -1,0 +1,97 @@
+"""AgentSession: the one place where agent actions meet the sandbox, the transport and the budgets.
+
+Every agent command goes through `execute`, so steps are recorded the same way for every agent and the
+runner (not the agent) enforces the step, token, USD and wall-clock budgets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from matchmeter.errors import AgentTimeout, BudgetExceeded
+from matchmeter.runner.sandbox import Sandbox
+from matchmeter.runner.transport import wrap_command
+from matchmeter.schema import Budgets, Configuration, ModelCall, Step, TaskSpec, Trajectory, utcnow
+
+OUTPUT_LIMIT_BYTES = 16_000
+TRUNCATION_MARK = "\n[... output truncated by matchmeter: {omitted} of {total} bytes omitted ...]\n"
+
+
+def truncate_output(output: str, limit: int = OUTPUT_LIMIT_BYTES) -> tuple[str, bool, int]:
+    """Keep the head and tail of a long output and mark the cut. Returns (text, truncated, full size)."""
+    raw = output.encode("utf-8", errors="replace")
+    total = len(raw)
+    if total <= limit:
+        return output, False, total
+    half = limit // 2
+    head = raw[:half].decode("utf-8", errors="ignore")
+    tail = raw[-half:].decode("utf-8", errors="ignore")
+    return head + TRUNCATION_MARK.format(omitted=total - 2 * half, total=total) + tail, True, total
+
+
+@dataclass
+class AgentSession:
+    """State of one agent phase. `deadline` is a time.monotonic() value."""
+
+    sandbox: Sandbox
+    configuration: Configuration
+    task: TaskSpec
+    budgets: Budgets
+    deadline: float
+    seed: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    trajectory: Trajectory = field(default_factory=Trajectory)
+
+    def remaining_s(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def check_budgets(self) -> None:
+        """Raise when any budget is spent (called after every step and model call)."""
+        if self.remaining_s() <= 0:
+            raise AgentTimeout(f"agent deadline of {self.budgets.wall_s:g}s passed")
+        tokens = self.trajectory.tokens.total
+        if tokens > self.budgets.tokens:
+            raise BudgetExceeded("tokens", tokens, self.budgets.tokens)
+        usd = self.trajectory.cost.usd
+        if usd is not None and usd > self.budgets.usd:
+            raise BudgetExceeded("usd", usd, self.budgets.usd)
+
+    def execute(self, command: str, timeout_s: float | None = None) -> Step:
+        """Run one agent command through the configured transport; record it as a step."""
+        if len(self.trajectory.steps) >= self.budgets.steps:
+            raise BudgetExceeded("steps", len(self.trajectory.steps) + 1, self.budgets.steps)
+        self.check_budgets()
+        limit = min(timeout_s or self.task.timeouts.command_s, max(self.remaining_s(), 0.1))
+        started = utcnow()
+        result = self.sandbox.exec(wrap_command(command, self.configuration.transport), limit, self.env or None)
+        text, truncated, size = truncate_output(result.output)
+        step = Step(
+            index=len(self.trajectory.steps),
+            command=command,
+            output=text,
+            output_truncated=truncated,
+            output_bytes=size,
+            exit_code=result.exit_code,
+            timed_out=result.timed_out,
+            started_at=started,
+            ended_at=utcnow(),
+        )
+        self.trajectory.steps.append(step)
+        self.check_budgets()
+        return step
+
+    def record_model_call(self, call: ModelCall) -> None:
+        """Account one model call; its tokens and cost count against the budgets at once."""
+        self.trajectory.model_calls.append(call)
+        if call.reported_model and call.reported_model not in self.trajectory.reported_models:
+            self.trajectory.reported_models.append(call.reported_model)
+        self.check_budgets()
+
+    def add_steps(self, steps: list[Step]) -> None:
+        """Adopt steps parsed from a CLI's own log (CLI adapters); budgets are checked afterwards."""
+        for step in steps:
+            self.trajectory.steps.append(step.model_copy(update={"index": len(self.trajectory.steps)}))
+        if len(self.trajectory.steps) > self.budgets.steps:
+            raise BudgetExceeded("steps", len(self.trajectory.steps), self.budgets.steps)
+        self.check_budgets()

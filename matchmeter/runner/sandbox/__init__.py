@@ -1,0 +1,115 @@
+"""The sandbox protocol and the lazy registry of its backends.
+
+A sandbox is one isolated workspace for one trial. Layout seen from inside every backend:
+
+    $MM_APP    (= /app under bwrap and docker; a temp dir under local)  the agent's working directory
+    $MM_TESTS  (= /tests; a temp dir under local)  empty until the runner uploads the tests after the agent
+    $MM_LOGS   (= /logs; a temp dir under local)   the verifier writes reward.txt / subgoals.json here
+
+Commands run with `bash -c` in $MM_APP. Processes started in the background by one exec (a service on
+a port) stay alive for later execs of the same sandbox until destroy().
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from matchmeter.errors import UserError
+from matchmeter.schema import EnvironmentSpec
+
+
+class ExecResult(NamedTuple):
+    output: str
+    exit_code: int
+    duration_s: float
+    timed_out: bool
+
+
+class SandboxCapabilities(BaseModel):
+    """What a backend can do, checked at preflight."""
+
+    isolated: bool = Field(description="Host filesystem protected from writes outside the workspace.")
+    network_control: bool = Field(description="Network can be switched off.")
+    resource_limits: bool = Field(False, description="CPU/memory limits are enforced.")
+    persistent_processes: bool = Field(True, description="Background processes survive between execs.")
+
+
+class SandboxRequest(BaseModel):
+    """What the runner asks a backend to create."""
+
+    task_id: str
+    environment_dir: Path = Field(description="The task's environment/ directory.")
+    environment: EnvironmentSpec = Field(default_factory=EnvironmentSpec)
+    network: bool = False
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables for every exec.")
+    label: str = Field("", description="Run/execution label (docker labels, temp dir names).")
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """One trial's sandbox.
+
+    Raises: SandboxError when the sandbox itself cannot be created or reached. A command that fails
+    inside the sandbox is not an error: it returns a non-zero exit code.
+    """
+
+    capabilities: SandboxCapabilities
+    app_dir: str  # the workspace path as seen inside the sandbox
+
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+        """Run `bash -c command` in the workspace. Timeout kills the command's process group."""
+        ...
+
+    def upload(self, src: Path, dest: str) -> None:
+        """Copy a host file or directory to an in-sandbox path (dest may use $MM_* names resolved by caller)."""
+        ...
+
+    def download(self, src: str, dest: Path) -> None:
+        """Copy an in-sandbox file or directory to the host."""
+        ...
+
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        """Map every file under each path (recursively) to its sha256; missing paths map to nothing."""
+        ...
+
+    def destroy(self) -> None:
+        """Remove everything the sandbox created, processes included. Idempotent; never raises."""
+        ...
+
+
+class SandboxBackend(Protocol):
+    name: str
+    capabilities: SandboxCapabilities
+
+    def preflight(self) -> None:
+        """Raise UserError with a fix when the backend cannot run here (bwrap missing, no engine)."""
+        ...
+
+    def create(self, request: SandboxRequest) -> Sandbox:
+        """Create and start a sandbox; raises SandboxError."""
+        ...
+
+
+BACKENDS: dict[str, str] = {
+    "bwrap": "matchmeter.runner.sandbox.bwrap:BwrapBackend",
+    "docker": "matchmeter.runner.sandbox.docker:DockerBackend",
+    "local": "matchmeter.runner.sandbox.local:LocalBackend",
+}
+
+
+def get_backend(name: str) -> SandboxBackend:
+    """Instantiate a backend by short name (imports it lazily)."""
+    if name not in BACKENDS:
+        raise UserError(
+            f"unknown sandbox backend {name!r}", "--backend", f"choose one of: {', '.join(sorted(BACKENDS))}"
+        )
+    module_name, _, cls_name = BACKENDS[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:  # pragma: no cover - depends on installed extras
+        raise UserError(f"backend {name!r} cannot be imported: {exc}", "--backend", "pip install matchmeter") from exc
+    return getattr(module, cls_name)()

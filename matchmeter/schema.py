@@ -1,0 +1,408 @@
+"""Shared contracts: every record that crosses a module boundary or lands on disk.
+
+Stored records open with `schema_version`; their field order is frozen (append only).
+Inbound models forbid unknown keys so a typo in a task or config file is an error, not a no-op.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+SourceFamily = Literal["terminal", "skills", "data-analysis", "quoting"]
+Difficulty = Literal["easy", "medium", "hard"]
+DescriptionOrigin = Literal["original", "optimized", "generic"]
+Contract = Literal["raw", "disclosed"]
+Transport = Literal["raw", "nested", "escaped"]
+FailureMode = Literal[
+    "none",
+    "agent_timeout",
+    "budget_exceeded",
+    "agent_error",
+    "verifier_error",
+    "infra_error",
+    "sandbox_error",
+    "model_mismatch",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_json(obj: Any) -> str:
+    """Stable JSON used for every digest: sorted keys, no whitespace, UTF-8 kept."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+class Inbound(BaseModel):
+    """Base for models read from user files: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------- tasks
+
+
+class Budgets(Inbound):
+    steps: int = Field(50, ge=1, description="Most agent actions (shell commands / tool calls).")
+    tokens: int = Field(400_000, ge=1, description="Most model tokens (input incl. cached + output + reasoning).")
+    usd: float = Field(2.0, gt=0, description="Most billable model spend in USD.")
+    wall_s: float = Field(600.0, gt=0, description="Most wall-clock seconds for the agent phase.")
+
+
+class Timeouts(Inbound):
+    setup_s: float = Field(120.0, gt=0, description="Environment build + seeding.")
+    agent_s: float = Field(600.0, gt=0, description="Agent phase deadline.")
+    verify_s: float = Field(120.0, gt=0, description="Verifier phase.")
+    command_s: float = Field(60.0, gt=0, description="Default timeout of one agent command.")
+
+
+class Subgoal(Inbound):
+    name: str = Field(description="Identifier written by the verifier into subgoals.json.")
+    weight: float = Field(gt=0, description="Relative weight; the reward is the weighted mean.")
+    description: str = ""
+
+
+class SafetyRules(Inbound):
+    protected_paths: list[str] = Field(
+        default_factory=list,
+        description="Paths (absolute in the sandbox, or relative to the workspace) snapshotted before the agent runs.",
+    )
+    allowed_changes: list[str] = Field(
+        default_factory=list, description="Glob patterns under protected paths the agent may change."
+    )
+    critical_paths: list[str] = Field(
+        default_factory=list, description="Protected paths whose unexpected change is critical damage (Q = 0)."
+    )
+
+
+class ReferencePath(Inbound):
+    commands: list[str] = Field(min_length=1, description="A shell command sequence that solves the task.")
+
+
+class EnvironmentSpec(Inbound):
+    network: bool = Field(False, description="Whether the sandbox gets network access.")
+    dockerfile: str = Field("Dockerfile", description="Dockerfile under environment/ for the docker backend.")
+    setup: str = Field("setup.sh", description="Script under environment/ run in the workspace to seed the task.")
+    cpus: float = Field(1.0, gt=0)
+    memory_mb: int = Field(1024, ge=64)
+
+
+class TaskSpec(Inbound):
+    schema_version: int = SCHEMA_VERSION
+    id: str
+    source_family: SourceFamily
+    category: str
+    difficulty: Difficulty
+    tags: list[str] = Field(default_factory=list)
+    instruction: str = Field(description="The Original description (instruction.md).")
+    environment: EnvironmentSpec = Field(default_factory=EnvironmentSpec)
+    budgets: Budgets = Field(default_factory=Budgets)
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    subgoals: list[Subgoal] = Field(min_length=1)
+    safety: SafetyRules = Field(default_factory=SafetyRules)
+    reference_paths: list[ReferencePath] = Field(min_length=1)
+    seed_params: dict[str, str] = Field(
+        default_factory=dict, description="Names of parameters the seed varies, with what each controls."
+    )
+    probe: str | None = Field(None, description="Anti-gaming probe kind, when the task is a probe.")
+    path: str = Field("", description="Directory the task was loaded from (not part of the digest).")
+    digest: str = Field("", description="sha256 over every file of the task directory.")
+
+
+# ---------------------------------------------------------------- descriptions and configurations
+
+
+class Description(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    task_id: str
+    text: str
+    sha256: str
+    origin: DescriptionOrigin = "original"
+    source_configuration: str | None = None
+    parent_sha256: str | None = None
+
+    @classmethod
+    def original(cls, task: TaskSpec) -> Description:
+        return cls(task_id=task.id, text=task.instruction, sha256=sha256_text(task.instruction))
+
+
+class AgentSpec(Inbound):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(description="Registered agent name: oracle, nop, replay, bash, or a CLI adapter.")
+    version: str = ""
+    options: dict[str, str] = Field(default_factory=dict)
+
+
+class HarnessProfile(Inbound):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    approval_mode: str = "auto"
+    sandbox: str = "external"
+    flags: tuple[str, ...] = ()
+
+
+class Configuration(Inbound):
+    """An LM–CLI configuration: the subject of the benchmark. Frozen and hashed into execution keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    model: str | None = Field(None, description="litellm model string; None for model-free agents.")
+    agent: AgentSpec
+    harness: HarnessProfile = Field(default_factory=HarnessProfile)
+    contract: Contract = "raw"
+    transport: Transport = "raw"
+
+    def digest(self) -> str:
+        return sha256_text(canonical_json(self.model_dump(mode="json")))
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.model and self.model.startswith("sim/"))
+
+
+# ---------------------------------------------------------------- trajectories
+
+
+class TokenUsage(BaseModel):
+    input: int = Field(0, ge=0, description="Uncached input tokens.")
+    cached_input: int = Field(0, ge=0)
+    output: int = Field(0, ge=0, description="Visible output tokens (reasoning excluded).")
+    reasoning: int = Field(0, ge=0)
+
+    @property
+    def total(self) -> int:
+        return self.input + self.cached_input + self.output + self.reasoning
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input=self.input + other.input,
+            cached_input=self.cached_input + other.cached_input,
+            output=self.output + other.output,
+            reasoning=self.reasoning + other.reasoning,
+        )
+
+
+class Cost(BaseModel):
+    """A USD amount, or None with the reason it is unknown (never a silent 0)."""
+
+    usd: float | None = 0.0
+    null_reason: str | None = None
+
+    def __add__(self, other: Cost) -> Cost:
+        if self.usd is None or other.usd is None:
+            return Cost(usd=None, null_reason=self.null_reason or other.null_reason)
+        return Cost(usd=self.usd + other.usd)
+
+
+class ModelCall(BaseModel):
+    index: int
+    model: str
+    reported_model: str | None = None
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    cost: Cost = Field(default_factory=Cost)
+    cache_hit: bool = False
+    started_at: datetime = Field(default_factory=utcnow)
+    latency_s: float = 0.0
+
+
+class Step(BaseModel):
+    index: int
+    command: str | None = Field(None, description="Shell command as the agent wrote it.")
+    tool_call: dict[str, Any] | None = None
+    output: str = ""
+    output_truncated: bool = False
+    output_bytes: int = Field(0, description="Size of the full output before truncation.")
+    exit_code: int | None = None
+    timed_out: bool = False
+    started_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime = Field(default_factory=utcnow)
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    cost: Cost = Field(default_factory=Cost)
+
+
+class Trajectory(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    agent: str = ""
+    model: str | None = None
+    steps: list[Step] = Field(default_factory=list)
+    model_calls: list[ModelCall] = Field(default_factory=list)
+    final_message: str = ""
+    simulated: bool = False
+    reported_models: list[str] = Field(default_factory=list)
+
+    @property
+    def tokens(self) -> TokenUsage:
+        total = TokenUsage()
+        for call in self.model_calls:
+            total = total + call.tokens
+        return total
+
+    @property
+    def cost(self) -> Cost:
+        total = Cost()
+        for call in self.model_calls:
+            total = total + call.cost
+        return total
+
+    def to_atif(self) -> dict[str, Any]:
+        """ATIF-style export: one entry per step; exit code and duration live in `extra`."""
+        return {
+            "schema_version": "ATIF-v1.2",
+            "agent": {"name": self.agent, "model_name": self.model},
+            "steps": [
+                {
+                    "step_id": s.index + 1,
+                    "timestamp": s.started_at.isoformat(),
+                    "source": "agent",
+                    "message": s.command or "",
+                    "tool_calls": [s.tool_call] if s.tool_call else [],
+                    "observation": {"results": [{"content": s.output}]},
+                    "metrics": {
+                        "prompt_tokens": s.tokens.input + s.tokens.cached_input,
+                        "completion_tokens": s.tokens.output + s.tokens.reasoning,
+                        "cached_tokens": s.tokens.cached_input,
+                        "cost_usd": s.cost.usd,
+                    },
+                    "extra": {
+                        "exit_code": s.exit_code,
+                        "duration_s": (s.ended_at - s.started_at).total_seconds(),
+                        "output_truncated": s.output_truncated,
+                    },
+                }
+                for s in self.steps
+            ],
+            "final_metrics": {
+                "total_prompt_tokens": self.tokens.input + self.tokens.cached_input,
+                "total_completion_tokens": self.tokens.output + self.tokens.reasoning,
+                "total_cached_tokens": self.tokens.cached_input,
+                "total_cost_usd": self.cost.usd,
+                "total_steps": len(self.steps),
+            },
+        }
+
+
+# ---------------------------------------------------------------- results
+
+
+class SafetyFinding(BaseModel):
+    path: str
+    change: Literal["created", "modified", "deleted"]
+    critical: bool = False
+    deduction: float = Field(0.2, description="Fraction of the reward removed (20 points of 100).")
+
+
+class PhaseTiming(BaseModel):
+    phase: str
+    started_at: datetime
+    ended_at: datetime
+
+    @property
+    def duration_s(self) -> float:
+        return (self.ended_at - self.started_at).total_seconds()
+
+
+class ExecutionResult(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    execution_key: str
+    run_id: str
+    configuration_id: str
+    configuration: Configuration
+    task_id: str
+    task_digest: str
+    source_family: str = ""
+    difficulty: str = ""
+    description_sha256: str
+    description_origin: DescriptionOrigin = "original"
+    description_source: str | None = None
+    seed: int
+    attempt: int
+    backend: str
+    reward: float = Field(0.0, ge=0.0, le=1.0, description="Graded reward after safety deductions (Q/100).")
+    raw_verifier_reward: float | None = None
+    subgoal_scores: dict[str, float] = Field(default_factory=dict)
+    safety_findings: list[SafetyFinding] = Field(default_factory=list)
+    cost: Cost = Field(default_factory=Cost)
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    n_steps: int = 0
+    phases: list[PhaseTiming] = Field(default_factory=list)
+    failure_mode: FailureMode = "none"
+    error: str | None = None
+    trust_flags: dict[str, bool] = Field(default_factory=dict, description="Probe name -> passed.")
+    simulated: bool = False
+    started_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime = Field(default_factory=utcnow)
+
+    @property
+    def wall_s(self) -> float:
+        return (self.ended_at - self.started_at).total_seconds()
+
+    def phase_s(self, phase: str) -> float | None:
+        for p in self.phases:
+            if p.phase == phase:
+                return p.duration_s
+        return None
+
+    def to_row(self) -> dict[str, Any]:
+        """One flat row of results.parquet (the table every metric reads)."""
+        return {
+            "run_id": self.run_id,
+            "execution_key": self.execution_key,
+            "configuration_id": self.configuration_id,
+            "model": self.configuration.model,
+            "agent": self.configuration.agent.name,
+            "contract": self.configuration.contract,
+            "transport": self.configuration.transport,
+            "task_id": self.task_id,
+            "task_digest": self.task_digest,
+            "source_family": self.source_family,
+            "difficulty": self.difficulty,
+            "description_sha256": self.description_sha256,
+            "description_origin": self.description_origin,
+            "description_source": self.description_source,
+            "seed": self.seed,
+            "attempt": self.attempt,
+            "backend": self.backend,
+            "reward": self.reward,
+            "raw_verifier_reward": self.raw_verifier_reward,
+            "passed": self.reward >= 1.0,
+            "cost_usd": self.cost.usd,
+            "cost_null_reason": self.cost.null_reason,
+            "tokens_input": self.tokens.input,
+            "tokens_cached_input": self.tokens.cached_input,
+            "tokens_output": self.tokens.output,
+            "tokens_reasoning": self.tokens.reasoning,
+            "tokens_total": self.tokens.total,
+            "n_steps": self.n_steps,
+            "n_safety_findings": len(self.safety_findings),
+            "wall_s": self.wall_s,
+            "agent_s": self.phase_s("agent"),
+            "failure_mode": self.failure_mode,
+            "trusted": all(self.trust_flags.values()),
+            "simulated": self.simulated,
+        }
+
+
+class RunManifest(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    created_at: datetime = Field(default_factory=utcnow)
+    matchmeter_version: str
+    request: dict[str, Any] = Field(default_factory=dict, description="The run request as asked.")
+    configurations: list[Configuration] = Field(default_factory=list)
+    task_digests: dict[str, str] = Field(default_factory=dict)
+    description_digests: dict[str, str] = Field(default_factory=dict, description="sha256 -> task id.")
+    price_table_id: str = ""
+    backend: str = ""
+    allow_incompatible: bool = False
+    simulated: bool = False

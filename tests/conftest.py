@@ -1,0 +1,37 @@
+"""Shared fixtures: user/cache dirs go to tmp_path; markers skip only with a stated reason."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("MATCHMETER_HOME", str(tmp_path / "mm-home"))
+    monkeypatch.setenv("MATCHMETER_CACHE_DIR", str(tmp_path / "mm-cache"))
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def docker_available() -> tuple[bool, str]:
+    if shutil.which("docker") is None:
+        return False, "docker CLI not found"
+    try:
+        proc = subprocess.run(["docker", "version"], capture_output=True, text=True, timeout=20)
+    except Exception as exc:  # noqa: BLE001 - any probe failure means no engine
+        return False, f"`docker version` failed: {exc}"
+    if proc.returncode != 0:
+        return False, f"`docker version` failed: {proc.stderr.strip()[:200]}"
+    return True, ""
+
+
+def pytest_collection_modifyitems(config, items):
+    has_docker, why_docker = docker_available()
+    has_bwrap = shutil.which("bwrap") is not None
+    for item in items:
+        if "docker" in item.keywords and not has_docker:
+            item.add_marker(pytest.mark.skip(reason=f"no Docker engine answers: {why_docker}"))
+        if "bwrap" in item.keywords and not has_bwrap:
+            item.add_marker(pytest.mark.skip(reason="bubblewrap (bwrap) is not installed: apt-get install bubblewrap"))
