@@ -61,6 +61,54 @@ def tasks_check(
     raise typer.Exit(0 if ok else 1)
 
 
+# ------------------------------------------------------------------ run
+
+
+@app.command("run")
+def run(
+    out: Path = typer.Option(..., "--out", help="Run directory (runs/<name>)."),
+    tasks: list[Path] = typer.Option(None, "--tasks", help="Task or suite directories (default: built-in suite)."),
+    task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
+    core: bool = typer.Option(False, help="Only the Core subset."),
+    agent: str = typer.Option("bash", help="Agent: bash, oracle, nop, replay, or a CLI adapter."),
+    model: str = typer.Option(None, help="litellm model string (sim/expert … for offline SIMULATED runs)."),
+    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task."),
+    attempts: int = typer.Option(1, min=1, help="Attempts per task × seed."),
+    concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    transport: str = typer.Option("raw", help="How commands reach the sandbox: raw, nested or escaped."),
+    contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
+    replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
+    api_base: str = typer.Option(None, help="OpenAI-compatible endpoint for --model (keys come from the environment)."),
+    resume: bool = typer.Option(False, help="Continue a stored run: skip finished executions, rerun partial ones."),
+    allow_incompatible: bool = typer.Option(False, help="Keep executions whose CLI reports another model."),
+    quiet: bool = typer.Option(False, help="No progress bar."),
+) -> None:
+    """Execute configurations × tasks × seeds × attempts into a resumable run directory."""
+    from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+
+    options = {k: str(v) for k, v in {"trajectory": replay, "api_base": api_base}.items() if v}
+    config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
+    request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
+                         backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
+                         resume=resume, allow_incompatible=allow_incompatible)
+    summary = execute_run(request, progress=not quiet)
+    _render_run_summary(summary)
+
+
+def _render_run_summary(summary) -> None:  # type: ignore[no-untyped-def]
+    console = _console()
+    failures: dict[str, int] = {}
+    for r in summary.results:
+        failures[r.failure_mode] = failures.get(r.failure_mode, 0) + 1
+    rewards = [r.reward for r in summary.results]
+    mean = sum(rewards) / len(rewards) if rewards else float("nan")
+    sim = any(r.simulated for r in summary.results)
+    console.print(f"{'[bold yellow]SIMULATED[/] ' if sim else ''}run {summary.run_dir}: planned {summary.planned}, "
+                  f"executed {summary.executed}, skipped (already stored) {summary.skipped}; "
+                  f"mean reward of new executions {mean:.3f}; failure modes {failures or '{}'}")
+
+
 # ------------------------------------------------------------------ env
 
 

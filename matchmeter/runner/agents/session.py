@@ -41,6 +41,9 @@ class AgentSession:
     deadline: float
     seed: int = 0
     env: dict[str, str] = field(default_factory=dict)
+    tests_dir: str = "/tests"  # in-sandbox paths, resolved by the runner from $MM_TESTS / $MM_LOGS
+    logs_dir: str = "/logs"
+    api_base: str | None = None  # model endpoint for this execution (sim models); overrides agent options
     trajectory: Trajectory = field(default_factory=Trajectory)
 
     def remaining_s(self) -> float:

@@ -1,0 +1,152 @@
+"""`matchmeter run`: one request model in, a stored (resumable) run directory out.
+
+A run directory is bound to what was asked: resuming with a different request is refused rather than
+mixing two experiments in one table. Runs that use `sim/` models start the loopback stub server for
+their duration and are labelled SIMULATED in the manifest and in every result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from matchmeter import __version__
+from matchmeter.errors import UserError
+from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
+from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.store import RunStore
+from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
+
+
+class RunRequest(BaseModel):
+    """Everything `matchmeter run` needs; stored in the manifest as asked."""
+
+    tasks: list[str] = Field(default_factory=list, description="Task or suite directories ([] = built-in suite).")
+    only: list[str] = Field(default_factory=list, description="Only these task ids.")
+    core: bool = False
+    configurations: list[Configuration]
+    backend: str = "bwrap"
+    seeds: int = Field(1, ge=1)
+    attempts: int = Field(1, ge=1)
+    concurrency: int = Field(1, ge=1)
+    out: str
+    resume: bool = False
+    allow_incompatible: bool = False
+    spend_cap_usd: float | None = None
+
+
+class RunSummary(BaseModel):
+    run_dir: str
+    planned: int
+    skipped: int
+    executed: int
+    results: list[ExecutionResult] = Field(default_factory=list, repr=False)
+
+
+def configuration_from_flags(agent: str, model: str | None, *, transport: str = "raw", contract: str = "raw",
+                             options: dict[str, str] | None = None, config_id: str | None = None) -> Configuration:
+    """Build the one configuration `--agent/--model/--transport` describe."""
+    from matchmeter.schema import AgentSpec
+
+    cid = config_id or "+".join(p for p in (model, agent, None if transport == "raw" else transport) if p)
+    return Configuration.model_validate({
+        "id": cid, "model": model, "agent": AgentSpec(name=agent, options=options or {}),
+        "contract": contract, "transport": transport,
+    })
+
+
+def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunManifest:
+    return RunManifest(
+        run_id=run_id, matchmeter_version=__version__, request=request.model_dump(mode="json", exclude={"resume"}),
+        configurations=request.configurations, task_digests={t.id: t.digest for t in tasks},
+        description_digests={Description.original(t).sha256: t.id for t in tasks},
+        backend=request.backend, allow_incompatible=request.allow_incompatible,
+        simulated=any(c.simulated for c in request.configurations),
+    )
+
+
+def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, str]:
+    store = RunStore(Path(request.out))
+    if store.exists():
+        if not request.resume:
+            raise UserError("run directory already holds a run", str(store.root),
+                            "pass --resume to continue it, or choose another --out")
+        old = store.read_manifest()
+        new = _manifest(request, tasks, old.run_id)
+        if old.request != new.request or old.task_digests != new.task_digests:
+            raise UserError("--resume asks for a different run than the one stored", str(store.manifest_path),
+                            "repeat the original flags, or choose another --out")
+        return store, old.run_id
+    run_id = f"{Path(request.out).name}-{uuid.uuid4().hex[:8]}"
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.write_manifest(_manifest(request, tasks, run_id))
+    return store, run_id
+
+
+@contextlib.contextmanager
+def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path]) -> Iterator[str | None]:
+    """Start the loopback stub server when any configuration uses a `sim/` model; yield its URL."""
+    if not any(c.simulated for c in configurations):
+        yield None
+        return
+    from matchmeter.llm.stub_server import serve_sim
+
+    with serve_sim(tasks_dirs) as url:
+        yield url
+
+
+def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
+    """Plan, (re)run what is missing, rebuild results.parquet."""
+    from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+
+    task_paths = [Path(p) for p in request.tasks]
+    tasks = load_tasks(task_paths, only=request.only, core=request.core)
+    backend = get_backend(request.backend)
+    backend.preflight()
+    store, run_id = _open_store(request, tasks)
+    plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
+                              range(request.seeds), request.attempts).unique()
+    finished = store.finished_keys()
+    with sim_environment(request.configurations, task_paths or [builtin_suite_dir()]) as stub_url:
+        api_base_for = _api_base_for(stub_url)
+        with _progress(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
+            results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
+                                   api_base_for=api_base_for, on_result=on_result)
+    store.rebuild_table()
+    return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
+                      executed=len(results), results=results)
+
+
+def _api_base_for(stub_url: str | None):  # type: ignore[no-untyped-def]
+    """Sim models learn their task from the endpoint path: /sim/<task>/<seed>/v1 on the stub server."""
+
+    def api_base_for(item: PlannedExecution) -> str | None:
+        if stub_url and item.configuration.simulated:
+            from matchmeter.llm.sim import sim_api_base
+
+            return sim_api_base(stub_url, item.task.id, item.seed)
+        return None
+
+    return api_base_for
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int, done: int) -> Iterator:  # type: ignore[type-arg]
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[last]}")) as bar:
+        tid = bar.add_task("executions", total=total, completed=done, last="")
+
+        def on_result(result: ExecutionResult) -> None:
+            cost = "n/a" if result.cost.usd is None else f"${result.cost.usd:.4f}"
+            bar.update(tid, advance=1, last=f"{result.task_id} r={result.reward:.2f} {cost}")
+
+        yield on_result

@@ -1,0 +1,46 @@
+"""Run store: atomic commits, partial directories cleaned on resume, table rebuilt from files."""
+
+from __future__ import annotations
+
+from matchmeter.runner.store import RunStore, execution_key
+from matchmeter.schema import AgentSpec, Configuration, ExecutionResult, Trajectory
+
+
+def _result(key: str, reward: float) -> ExecutionResult:
+    config = Configuration(id="c", agent=AgentSpec(name="nop"))
+    return ExecutionResult(execution_key=key, run_id="r", configuration_id="c", configuration=config, task_id="t",
+                           task_digest="d", description_sha256="s", seed=0, attempt=0, backend="local", reward=reward)
+
+
+def test_execution_key_depends_on_every_part():
+    base = execution_key("c", "t", "d", 0, 0)
+    assert len(base) == 24
+    variants = {execution_key("c2", "t", "d", 0, 0), execution_key("c", "t2", "d", 0, 0),
+                execution_key("c", "t", "d2", 0, 0), execution_key("c", "t", "d", 1, 0),
+                execution_key("c", "t", "d", 0, 1)}
+    assert base not in variants
+    assert len(variants) == 5
+    assert execution_key("c", "t", "d", 0, 0) == base
+
+
+def test_commit_moves_whole_execution_and_table_rebuilds(tmp_path):
+    import pandas as pd
+
+    store = RunStore(tmp_path / "run")
+    for i, reward in enumerate([1.0, 0.5]):
+        staging = store.staging_dir(f"k{i}")
+        store.commit(staging, _result(f"k{i}", reward), Trajectory().model_dump_json(), Trajectory().to_atif())
+    assert store.finished_keys() == {"k0", "k1"}
+    assert not [p for p in store.executions.iterdir() if p.name.startswith(".partial-")]
+    table = pd.read_parquet(store.rebuild_table())
+    assert sorted(table["reward"]) == [0.5, 1.0]
+    assert list(table["execution_key"]) == ["k0", "k1"]
+
+
+def test_partial_directories_are_removed_and_not_counted(tmp_path):
+    store = RunStore(tmp_path / "run")
+    staging = store.staging_dir("dead")
+    (staging / "trajectory.json").write_text("{}")  # a process died here before commit
+    assert store.finished_keys() == set()
+    assert store.clean_partials() == 1
+    assert not staging.exists()
