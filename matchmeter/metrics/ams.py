@@ -1,0 +1,302 @@
+"""AgentMeter Score (SPEC §1–2): effort index, strata, budget grids, thresholds, TQ, AUBQC, EFR, AMS.
+
+Everything here is a pure function over a validated results table (see `metrics.table`). Calibration
+(`effort_index`, `assign_strata`, `budget_grid`, `expensive_failure_threshold`) reads reference
+executions once; scoring (`score`) applies the frozen cuts to any table and never recalibrates.
+
+Choices the SPEC leaves open, made here:
+- Quantiles use numpy's default `method="linear"` (Hyndman–Fan type 7), for grids and for η_s.
+- A task's quantity is the mean over its executions of the *per-execution* term: R_e for TQ,
+  R_e·1[C_e ≤ b] for AUBQC, 1[R_e = 0 ∧ C_e > η_s] for EFR. With a `unit` column (pooled
+  descriptions) executions are averaged within a unit first, then units within the task.
+- z(i) counts a reference configuration as failing a task when its attempt-mean reward is 0.
+- A configuration with any null cost cannot be placed on the budget grid: it is excluded from the
+  score table with the reason, never scored as if the cost were 0.
+- A stratum with no scored task gets NaN columns and the macro averages the strata that have tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from matchmeter.errors import UserError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+STRATA = ("easy", "medium", "hard")
+QUANTILE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+EFR_QUANTILE = 0.75
+QUANTILE_METHOD = "linear"
+DEFAULT_ALPHA = 0.5
+
+
+class StrataCuts(NamedTuple):
+    """The frozen part of a calibration that scoring needs."""
+
+    task_strata: Mapping[str, str]
+    grids: Mapping[str, Sequence[float]]
+    etas: Mapping[str, float]
+
+
+class Scores(NamedTuple):
+    """Wide score table (one row per configuration) and configurations left out, with the reason."""
+
+    table: pd.DataFrame
+    excluded: dict[str, str]
+
+
+# ------------------------------------------------------------------ calibration pieces
+
+
+def midrank_percentile(x: np.ndarray) -> np.ndarray:
+    """q(x_i) = (#{j: x_j < x_i} + 0.5·#{j: x_j = x_i}) / n, vectorised with two binary searches."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    s = np.sort(x)
+    less = np.searchsorted(s, x, side="left")
+    equal = np.searchsorted(s, x, side="right") - less
+    return (less + 0.5 * equal) / len(x)
+
+
+def effort_index(ref: pd.DataFrame) -> pd.DataFrame:
+    """Per-task observed effort from reference executions (attempts averaged per configuration first).
+
+    Returns a frame indexed by task_id with m_tok, m_step, z, their mid-rank percentiles and `effort`.
+    """
+    per_cfg = ref.groupby(["task_id", "configuration_id"], sort=False).agg(
+        tok=("tokens_total", "mean"), step=("n_steps", "mean"), reward=("reward", "mean"))
+    per_cfg["fails"] = (per_cfg["reward"] == 0).astype(float)
+    per_task = per_cfg.groupby(level="task_id").agg(
+        m_tok=("tok", "median"), m_step=("step", "median"), z=("fails", "mean")).sort_index()
+    for col, name in (("m_tok", "q_tok"), ("m_step", "q_step"), ("z", "q_z")):
+        per_task[name] = midrank_percentile(per_task[col].to_numpy())
+    per_task["effort"] = (per_task["q_tok"] + per_task["q_step"] + per_task["q_z"]) / 3
+    return per_task
+
+
+def assign_strata(effort: pd.Series) -> dict[str, str]:
+    """Cut tasks sorted by (effort, task id) into three contiguous strata; earlier strata take extras."""
+    n = len(effort)
+    if n < len(STRATA):
+        raise UserError(f"only {n} reference task(s)", "calibration", "calibrate on at least 3 tasks (the Full suite)")
+    order = sorted(effort.items(), key=lambda kv: (kv[1], kv[0]))
+    base, extra = divmod(n, len(STRATA))
+    out: dict[str, str] = {}
+    start = 0
+    for k, stratum in enumerate(STRATA):
+        size = base + (1 if k < extra else 0)
+        out.update({task: stratum for task, _ in order[start:start + size]})
+        start += size
+    return out
+
+
+def budget_grid(rewarded_costs: np.ndarray, levels: Sequence[float] = QUANTILE_LEVELS) -> list[float]:
+    """Deduplicated empirical quantiles of C⁺_s; an empty C⁺_s gives the single budget ∞."""
+    import numpy as np
+
+    costs = np.asarray(rewarded_costs, dtype=float)
+    if costs.size == 0:
+        return [float("inf")]
+    return [float(v) for v in np.unique(np.quantile(costs, list(levels), method=QUANTILE_METHOD))]
+
+
+def expensive_failure_threshold(zero_costs: np.ndarray, all_costs: np.ndarray, q: float = EFR_QUANTILE) -> float:
+    """η_s: the q-quantile of C⁰_s, or the largest reference cost of the stratum when C⁰_s is empty."""
+    import numpy as np
+
+    zero = np.asarray(zero_costs, dtype=float)
+    if zero.size:
+        return float(np.quantile(zero, q, method=QUANTILE_METHOD))
+    every = np.asarray(all_costs, dtype=float)
+    return float(every.max()) if every.size else float("inf")
+
+
+# ------------------------------------------------------------------ scoring
+
+
+def execution_weights(df: pd.DataFrame, unit_col: str | None = None) -> np.ndarray:
+    """Weight of each execution inside its (configuration, task) mean: 1/n, or 1/(U·n_unit) with units."""
+    keys = [df["configuration_id"], df["task_id"]]
+    if unit_col is None:
+        return 1.0 / df.groupby(keys, sort=False)["reward"].transform("size").to_numpy()
+    unit = df[unit_col].fillna("").astype(str)
+    n_in_unit = df.groupby([*keys, unit], sort=False)["reward"].transform("size").to_numpy()
+    n_units = unit.groupby(keys, sort=False).transform("nunique").to_numpy()
+    return 1.0 / (n_units * n_in_unit)
+
+
+def execution_terms(reward: np.ndarray, cost: np.ndarray, stratum: np.ndarray, cuts: StrataCuts) -> np.ndarray:
+    """Per-execution (R, R·mean_b 1[C ≤ b], 1[R = 0 ∧ C > η]) as an (n, 3) array.
+
+    Averaging over budgets per execution first is exact because AUBQC is a double mean.
+    """
+    import numpy as np
+
+    terms = np.empty((len(reward), 3))
+    terms[:, 0] = reward
+    for s in STRATA:
+        mask = stratum == s
+        if not mask.any():
+            continue
+        grid = np.asarray(cuts.grids[s], dtype=float)
+        within = (cost[mask, None] <= grid[None, :]).mean(axis=1)
+        terms[mask, 1] = reward[mask] * within
+        terms[mask, 2] = ((reward[mask] == 0) & (cost[mask] > cuts.etas[s])).astype(float)
+    return terms
+
+
+def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None) -> pd.DataFrame:
+    """TQ_s, AUBQC_s, EFR_s per (configuration_id, stratum), with task and execution counts.
+
+    Raises:
+        UserError: a task outside the calibration, or a configuration missing some scored task.
+    """
+    import pandas as pd
+
+    check_coverage(df, cuts.task_strata)
+    stratum = df["task_id"].map(cuts.task_strata).to_numpy()
+    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), stratum, cuts)
+    w = execution_weights(df, unit_col)[:, None]
+    frame = pd.DataFrame(terms * w, columns=["tq", "aubqc", "efr"])
+    frame["configuration_id"], frame["task_id"], frame["stratum"] = df["configuration_id"].to_numpy(), df["task_id"].to_numpy(), stratum
+    frame["n"] = 1
+    per_task = frame.groupby(["configuration_id", "stratum", "task_id"], sort=True).sum()
+    out = per_task.groupby(level=["configuration_id", "stratum"]).agg(
+        tq=("tq", "mean"), aubqc=("aubqc", "mean"), efr=("efr", "mean"), n_tasks=("tq", "size"), n_executions=("n", "sum"))
+    return out.reset_index()
+
+
+def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str]) -> None:
+    """Every scored task must be calibrated, and every configuration must have run every scored task."""
+    tasks = set(df["task_id"].unique())
+    unknown = sorted(tasks - set(task_strata))
+    if unknown:
+        raise UserError(
+            f"{len(unknown)} scored task(s) are not in the calibration (e.g. {', '.join(unknown[:3])})",
+            "calibration task set",
+            "score against a calibration built on a task set that contains them (matchmeter calibrate); "
+            "scoring never recalibrates",
+        )
+    ran = df.groupby("configuration_id")["task_id"].nunique()
+    short = ran[ran < len(tasks)]
+    if not short.empty:
+        cfg = str(short.index[0])
+        missing = sorted(tasks - set(df.loc[df["configuration_id"] == cfg, "task_id"]))
+        raise UserError(
+            f"configuration {cfg!r} has no execution on {len(missing)} scored task(s) (e.g. {', '.join(missing[:3])})",
+            "results table", "run the missing executions or score a task set every configuration ran",
+        )
+
+
+def stratum_ams(comp: pd.DataFrame, alpha: float, use_efr: bool = True) -> pd.Series:
+    """AMS_s = (α·TQ_s + (1−α)·AUBQC_s)·(1 − EFR_s); `use_efr=False` is the "no EFR" ablation."""
+    quality = alpha * comp["tq"] + (1 - alpha) * comp["aubqc"]
+    return quality * (1 - comp["efr"]) if use_efr else quality
+
+
+def macro_ams(comp: pd.DataFrame, alpha: float, use_efr: bool = True) -> pd.Series:
+    """AMS per configuration: the mean of its stratum scores over the strata that have tasks."""
+    per = comp.assign(ams_s=stratum_ams(comp, alpha, use_efr))
+    return per.groupby("configuration_id")["ams_s"].mean().rename("ams")
+
+
+def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None) -> Scores:
+    """Wide AMS table: configuration_id, rank, ams, n_tasks, n_executions, {tq,aubqc,efr,ams}_{stratum}.
+
+    Configurations with a null cost are excluded (listed in `Scores.excluded`); rows are sorted by AMS
+    descending, ties by configuration id, and `rank` is the competition rank (1 = best).
+    """
+    import pandas as pd
+
+    if not 0 <= alpha <= 1:
+        raise UserError(f"alpha {alpha:g} outside [0, 1]", "--alpha", "pick a weight between 0 and 1 (default 0.5)")
+    null = df.loc[df["cost_usd"].isna()]
+    excluded = {
+        str(cfg): f"{len(rows)} execution(s) with unknown cost ({_first_reason(rows)}); AUBQC and EFR need costs"
+        for cfg, rows in null.groupby("configuration_id")
+    }
+    kept = df.loc[~df["configuration_id"].isin(list(excluded))]
+    if kept.empty:
+        return Scores(pd.DataFrame(columns=score_columns()), excluded)
+    comp = components(kept, cuts, unit_col)
+    comp["ams_s"] = stratum_ams(comp, alpha)
+    wide = comp.pivot(index="configuration_id", columns="stratum", values=["tq", "aubqc", "efr", "ams_s"])
+    wide.columns = [f"{'ams' if m == 'ams_s' else m}_{s}" for m, s in wide.columns]
+    wide = wide.reindex(columns=[c for c in score_columns() if "_" in c and c.split("_")[-1] in STRATA])
+    totals = comp.groupby("configuration_id").agg(n_tasks=("n_tasks", "sum"), n_executions=("n_executions", "sum"))
+    table = totals.join(macro_ams(comp, alpha)).join(wide).reset_index()
+    table = table.sort_values(["ams", "configuration_id"], ascending=[False, True], kind="stable")
+    table.insert(1, "rank", table["ams"].rank(method="min", ascending=False).astype(int))
+    return Scores(table[score_columns()].reset_index(drop=True), excluded)
+
+
+def score_columns() -> list[str]:
+    """Column order of the score table."""
+    per = [f"{m}_{s}" for s in STRATA for m in ("tq", "aubqc", "efr", "ams")]
+    return ["configuration_id", "rank", "ams", "n_tasks", "n_executions", *per]
+
+
+def _first_reason(rows: pd.DataFrame) -> str:
+    if "cost_null_reason" in rows.columns:
+        reasons = rows["cost_null_reason"].dropna()
+        if not reasons.empty:
+            return str(reasons.iloc[0])
+    return "no reason recorded"
+
+
+def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None) -> pd.DataFrame:
+    """Full AMS against "no AUBQC" (α=1), "no TQ" (α=0) and "no EFR" (factor dropped).
+
+    One row per variant: winner, Spearman ρ with full AMS over configurations, the largest absolute
+    rank shift and the configuration that moved that much. Needs at least two configurations for ρ.
+    """
+    import pandas as pd
+
+    from matchmeter.metrics.stats import rank_agreement
+
+    scored = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
+    comp = components(scored, cuts, unit_col)
+    full = macro_ams(comp, alpha)
+    variants = {"full": full, "no_aubqc": macro_ams(comp, 1.0), "no_tq": macro_ams(comp, 0.0),
+                "no_efr": macro_ams(comp, alpha, use_efr=False)}
+    rows = []
+    for name, values in variants.items():
+        agree = rank_agreement(full, values)
+        best = values.sort_index().idxmax()
+        rows.append({"variant": name, "winner": best, "winner_ams": float(values[best]),
+                     "spearman": agree.spearman, "largest_rank_shift": agree.largest_shift,
+                     "shifted_configuration": agree.shifted_item})
+    return pd.DataFrame(rows)
+
+
+def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, n_resamples: int = 1000,
+                     seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Percentile CI of macro AMS per configuration: tasks resampled within their stratum, then executions.
+
+    Executions inside a task are resampled uniformly (pooled units are not re-weighted here).
+    Configurations with null costs must be dropped first (see `score`).
+    """
+    import numpy as np
+
+    from matchmeter.metrics.stats import bootstrap_ci
+
+    check_coverage(df, cuts.task_strata)
+    stratum = df["task_id"].map(cuts.task_strata).to_numpy()
+    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), stratum, cuts)
+    frame = df[["configuration_id", "task_id"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2])
+
+    def statistic(means: np.ndarray, tasks: list[str]) -> np.ndarray:
+        labels = np.array([cuts.task_strata[t] for t in tasks])
+        per_stratum = []
+        for s in STRATA:
+            mask = labels == s
+            if mask.any():
+                tq, aubqc, efr = (means[:, mask, j].mean(axis=1) for j in range(3))
+                per_stratum.append((alpha * tq + (1 - alpha) * aubqc) * (1 - efr))
+        return np.mean(per_stratum, axis=0)
+
+    return bootstrap_ci(frame, statistic, ["tq", "aubqc", "efr"], n_resamples, seed, level, cuts.task_strata)

@@ -1,0 +1,87 @@
+"""`matchmeter score`: runs + a frozen calibration → AMS table, rendered and written as CSV and JSON.
+
+Outputs in the chosen directory::
+
+    <out-dir>/
+      scores.csv     one row per configuration (columns: `ams.score_columns()`)
+      scores.json    {"calibration": {...provenance...}, "scores": [...rows...], "excluded": {cfg: reason}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from matchmeter.errors import UserError
+from matchmeter.metrics import ams
+from matchmeter.metrics.calibration import Calibration, read_calibration
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class ScoreReport(NamedTuple):
+    scores: ams.Scores
+    calibration: Calibration
+    calibration_path: Path
+    simulated: bool
+
+
+def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None) -> ScoreReport:
+    """Load runs, check them against the calibration (tasks, price table) and score them.
+
+    Raises:
+        UserError: bad tables, a task the calibration does not cover, a different price table.
+    """
+    from matchmeter.metrics.table import load_results
+
+    cal = read_calibration(calibration_path)
+    tables = load_results(run_dirs)
+    if cal.price_table_id and tables.price_table_id and cal.price_table_id != tables.price_table_id:
+        raise UserError(
+            f"runs were priced with {tables.price_table_id!r} but the calibration with {cal.price_table_id!r}",
+            str(calibration_path), "calibrate and score with one price table, or re-price the runs")
+    frame = tables.frame
+    simulated = bool("simulated" in frame.columns and frame["simulated"].fillna(False).astype(bool).any())
+    scores = ams.score(frame, cal.cuts(), cal.alpha if alpha is None else alpha)
+    return ScoreReport(scores, cal, Path(calibration_path), simulated)
+
+
+def write_score_outputs(report: ScoreReport, out_dir: Path) -> list[Path]:
+    """Write scores.csv and scores.json (atomically); returns the two paths."""
+    from matchmeter.metrics.table import atomic_write_text
+
+    out_dir = Path(out_dir)
+    table = report.scores.table
+    csv_path, json_path = out_dir / "scores.csv", out_dir / "scores.json"
+    atomic_write_text(csv_path, table.to_csv(index=False))
+    cal = report.calibration
+    payload = {
+        "calibration": {"path": str(report.calibration_path), "reference_digest": cal.reference_digest,
+                        "alpha": cal.alpha, "price_table_id": cal.price_table_id,
+                        "reference_configuration_ids": cal.reference_configuration_ids},
+        "simulated": report.simulated,
+        "scores": json.loads(table.to_json(orient="records")),
+        "excluded": report.scores.excluded,
+    }
+    atomic_write_text(json_path, json.dumps(payload, indent=2) + "\n")
+    return [csv_path, json_path]
+
+
+def render_scores(report: ScoreReport, console: Console) -> None:
+    """Rich table: per configuration TQ/AUBQC/EFR per stratum, AMS and execution count."""
+    from rich.table import Table
+
+    title = "AMS" + (" — SIMULATED" if report.simulated else "")
+    table = Table(title=title)
+    for name in ("#", "configuration", "AMS", *[f"{s} TQ/AUBQC/EFR" for s in ams.STRATA], "n exec"):
+        table.add_column(name, justify="left" if name == "configuration" else "right")
+    for row in report.scores.table.itertuples(index=False):
+        cells = [f"{getattr(row, f'tq_{s}'):.3f}/{getattr(row, f'aubqc_{s}'):.3f}/{getattr(row, f'efr_{s}'):.3f}"
+                 for s in ams.STRATA]
+        table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions))
+    console.print(table)
+    for cfg, reason in report.scores.excluded.items():
+        console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False)

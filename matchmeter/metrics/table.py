@@ -1,0 +1,146 @@
+"""Read and validate results tables: the only input every metric accepts.
+
+A run directory is laid out as::
+
+    runs/<run-id>/
+      manifest.json      (optional here: its `price_table_id` is read when present)
+      results.parquet    one row per execution, `ExecutionResult.to_row()`
+
+Metrics never import the runner: they read these files (or a DataFrame built the same way) and
+check them here once, so every formula can assume clean numbers. A bad table is a `UserError`
+naming the file, the column and the fix, never a NaN that leaks into a score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from matchmeter.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Columns every AMS computation needs; other metrics check their own extras with `require_columns`.
+AMS_COLUMNS = ("configuration_id", "task_id", "reward", "cost_usd", "tokens_total", "n_steps")
+
+
+class RunTables(NamedTuple):
+    """Executions of one or more runs plus the price table they were costed with."""
+
+    frame: pd.DataFrame
+    price_table_id: str
+    run_ids: list[str]
+
+
+def require_columns(df: pd.DataFrame, columns: Iterable[str], where: str) -> None:
+    """Raise a UserError naming the first missing column."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise UserError(
+            f"results table lacks column {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+            where,
+            "rebuild it from the run's result.json files (ExecutionResult.to_row) or add the column",
+        )
+
+
+def validate_results(df: pd.DataFrame, where: str = "results table", columns: Sequence[str] = AMS_COLUMNS) -> pd.DataFrame:
+    """Check a results table and return it with numeric dtypes.
+
+    Rewards must be present and in [0, 1]; costs may be null (unknown price, kept as NaN and handled
+    by each metric explicitly) but never negative. Raises UserError on the first problem found.
+    """
+    import numpy as np
+    import pandas as pd
+
+    require_columns(df, columns, where)
+    if df.empty:
+        raise UserError("results table has no executions", where, "run some executions first (matchmeter run)")
+    out = df.copy()
+    for col in ("reward", "cost_usd", "tokens_total", "n_steps"):
+        if col in out.columns:
+            out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    reward = out["reward"].to_numpy()
+    if np.isnan(reward).any():
+        row = int(np.flatnonzero(np.isnan(reward))[0])
+        raise UserError(f"reward is missing (NaN) in row {row}", f"{where}, column 'reward'",
+                        "every execution needs a reward in [0, 1]; rebuild the table from result.json files")
+    bad = (reward < 0) | (reward > 1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise UserError(f"reward {reward[row]:g} outside [0, 1] in row {row}", f"{where}, column 'reward'",
+                        "rewards are graded fractions; fix the verifier output or the table")
+    if "cost_usd" in out.columns:
+        cost = out["cost_usd"].to_numpy()
+        neg = ~np.isnan(cost) & (cost < 0)
+        if neg.any():
+            row = int(np.flatnonzero(neg)[0])
+            raise UserError(f"negative cost {cost[row]:g} USD in row {row}", f"{where}, column 'cost_usd'",
+                            "costs are billable spend >= 0; fix the price table and rebuild the table")
+    for col in ("configuration_id", "task_id"):
+        if out[col].isna().any():
+            raise UserError(f"{col} is missing in some rows", f"{where}, column {col!r}", "every row needs one")
+        out[col] = out[col].astype(str)
+    return out
+
+
+def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_COLUMNS) -> RunTables:
+    """Read and validate `results.parquet` of each run directory; concatenate them.
+
+    Raises:
+        UserError: a directory without results.parquet, an unreadable or invalid table, or runs
+            costed with different price tables.
+    """
+    import pandas as pd
+
+    if not run_dirs:
+        raise UserError("no run directories given", "", "pass one or more runs/<run-id> directories")
+    frames, price_ids, run_ids = [], set(), []
+    for run_dir in map(Path, run_dirs):
+        path = run_dir / "results.parquet"
+        if not path.is_file():
+            raise UserError("no results table", str(path), "pass a run directory (runs/<run-id>) whose run has finished")
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - any parquet failure is a bad input file
+            raise UserError(f"unreadable results table: {str(exc).splitlines()[0]}", str(path),
+                            "rebuild it from the run's result.json files") from exc
+        frames.append(validate_results(frame, str(path), columns))
+        run_ids.append(run_dir.name)
+        price_id = _manifest_price_table(run_dir)
+        if price_id:
+            price_ids.add(price_id)
+    if len(price_ids) > 1:
+        raise UserError(f"runs were costed with different price tables {sorted(price_ids)}", ", ".join(map(str, run_dirs)),
+                        "score runs costed with one price table (re-run or re-price the others)")
+    frame = pd.concat(frames, ignore_index=True)
+    return RunTables(frame, price_ids.pop() if price_ids else "", run_ids)
+
+
+def _manifest_price_table(run_dir: Path) -> str:
+    path = run_dir / "manifest.json"
+    if not path.is_file():
+        return ""
+    try:
+        return str(json.loads(path.read_text()).get("price_table_id", "") or "")
+    except (OSError, ValueError) as exc:
+        raise UserError(f"unreadable manifest: {exc}", str(path), "restore manifest.json or remove it") from exc
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file in the same directory, fsync, rename: a kill never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
