@@ -1,0 +1,181 @@
+"""The local Docker base image and task images, built without any registry.
+
+No registry may be reachable, so the base image is made from Debian packages: `debootstrap
+--variant=minbase` into a temp dir, then `tar | docker import`. Task images are built from a task's
+environment/Dockerfile, which may only start `FROM matchmeter-base:latest` (never pulled). `prune()`
+removes every container matchmeter labelled, for `matchmeter env prune` and crashed runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from matchmeter.errors import SandboxError, UserError
+from matchmeter.runner.sandbox import policy
+
+BASE_IMAGE = "matchmeter-base:latest"
+DEBIAN_SUITE = "bookworm"
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+# Tools tasks and verifiers commonly reach for; bash comes with minbase but is listed so a change of
+# variant can never drop it (every exec runs `bash -c`).
+BASE_PACKAGES = (
+    "bash,python3,git,ca-certificates,procps,curl,jq,sqlite3,bc,less,file,patch,xz-utils,coreutils"
+)
+ALLOWED_FROM = re.compile(r"^\s*FROM\s+(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def docker_client() -> Any:
+    """A docker SDK client; UserError with the fix when no engine answers."""
+    try:
+        import docker
+    except ImportError as exc:  # pragma: no cover - docker is a core dependency
+        raise UserError("the docker SDK is not installed", "--backend docker", "pip install docker") from exc
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the engine has the same fix
+        raise UserError(
+            f"no Docker engine answers: {exc}",
+            "--backend docker",
+            "start the Docker daemon (or set DOCKER_HOST), or use --backend bwrap",
+        ) from exc
+    return client
+
+
+def image_exists(client: Any, tag: str) -> bool:
+    import docker.errors
+
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _say(console: Any, text: str) -> None:
+    if console is not None:
+        console.print(text, highlight=False)
+
+
+def build_base_image(force: bool = False, console: Any = None) -> str:
+    """Build `matchmeter-base:latest` from Debian packages unless it exists; return the tag.
+
+    Raises:
+        UserError: debootstrap missing, not root, or no Docker engine.
+        SandboxError: debootstrap or `docker import` failed.
+    """
+    client = docker_client()
+    if not force and image_exists(client, BASE_IMAGE):
+        _say(console, f"{BASE_IMAGE} already present (use --force to rebuild)")
+        return BASE_IMAGE
+    debootstrap = shutil.which("debootstrap") or ("/usr/sbin/debootstrap" if Path("/usr/sbin/debootstrap").exists() else None)
+    if debootstrap is None:
+        raise UserError("debootstrap is not installed", "matchmeter env build-base", "apt-get install debootstrap")
+    _say(console, f"building {BASE_IMAGE} with debootstrap ({DEBIAN_SUITE}, minbase); about a minute…")
+    with tempfile.TemporaryDirectory(prefix="matchmeter-rootfs-") as tmp:
+        rootfs = Path(tmp) / "rootfs"
+        cmd = [debootstrap, "--variant=minbase", f"--include={BASE_PACKAGES}", DEBIAN_SUITE, str(rootfs), DEBIAN_MIRROR]
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+            raise SandboxError(f"debootstrap failed (exit {proc.returncode}): {' | '.join(tail)}")
+        _say(console, "importing the root filesystem into docker")
+        _docker_import(rootfs, BASE_IMAGE)
+    return BASE_IMAGE
+
+
+def _docker_import(rootfs: Path, tag: str) -> None:
+    # The CLI streams the tar straight from disk; the SDK's import_image would buffer ~300 MB in memory.
+    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    try:
+        proc = subprocess.run(
+            ["docker", "import", "--change", "ENV PATH=" + policy.CONTAINER_PATH, "-", tag],
+            stdin=tar.stdout,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        assert tar.stdout is not None
+        tar.stdout.close()
+        tar.wait()
+    if proc.returncode != 0 or tar.returncode != 0:
+        raise SandboxError(f"docker import failed: {proc.stderr.strip()[:300]}")
+
+
+def ensure_base_image(client: Any, console: Any = None) -> None:
+    """Build the base image when missing, telling the user why the first run is slow."""
+    if image_exists(client, BASE_IMAGE):
+        return
+    _say(console, f"{BASE_IMAGE} is missing; building it once now (or run `matchmeter env build-base`)")
+    build_base_image(console=console)
+
+
+def dockerfile_digest(environment_dir: Path) -> str:
+    """sha256 over every file of environment/ (names and bytes), so any change rebuilds the image."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in environment_dir.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(environment_dir).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def task_image(client: Any, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> str:
+    """The image a task's container runs: its Dockerfile built on the base image, else the base image.
+
+    Raises:
+        UserError: the Dockerfile starts FROM anything but the local base image.
+        SandboxError: the build failed.
+    """
+    path = environment_dir / dockerfile
+    if not path.is_file():
+        return BASE_IMAGE
+    sources = ALLOWED_FROM.findall(path.read_text())
+    if any(src != BASE_IMAGE for src in sources):
+        raise UserError(
+            f"Dockerfile starts FROM {sources}", str(path), f"use `FROM {BASE_IMAGE}` (no registry is reachable)"
+        )
+    safe_id = re.sub(r"[^a-z0-9_.-]", "-", task_id.lower())
+    tag = f"matchmeter-task-{safe_id}:{dockerfile_digest(environment_dir)[:12]}"
+    if image_exists(client, tag):
+        return tag
+    import docker.errors
+
+    try:
+        client.images.build(path=str(environment_dir), dockerfile=dockerfile, tag=tag, pull=False, rm=True,
+                            forcerm=True, labels={policy.LABEL_KEY: policy.LABEL_VALUE})
+    except docker.errors.BuildError as exc:
+        lines = [str(chunk.get("stream", chunk.get("error", ""))).strip() for chunk in exc.build_log]
+        raise SandboxError(f"building {tag} failed: {exc.msg}; {' | '.join(x for x in lines if x)[-300:]}") from exc
+    except docker.errors.APIError as exc:
+        raise SandboxError(f"building {tag} failed: {exc}") from exc
+    return tag
+
+
+def prune() -> int:
+    """Force-remove every container labelled matchmeter=1; return how many were removed."""
+    client = docker_client()
+    removed = 0
+    for container in client.containers.list(all=True, filters={"label": f"{policy.LABEL_KEY}={policy.LABEL_VALUE}"}):
+        try:
+            container.remove(force=True, v=True)
+            removed += 1
+        except Exception:  # noqa: BLE001 - already gone (a concurrent destroy) is fine
+            continue
+    return removed
+
+
+def tar_bytes(src: Path, arcname: str) -> bytes:
+    """A tar archive of src (file or directory) stored under arcname, for put_archive."""
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(str(src), arcname=arcname)
+    return buf.getvalue()

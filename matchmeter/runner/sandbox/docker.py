@@ -1,0 +1,213 @@
+"""The Docker backend: one labelled container per trial, driven through the docker SDK.
+
+The container runs `sleep infinity` under docker's init (which reaps orphans), so services an exec
+starts in the background keep running for later execs. Each exec goes through a tiny `sh` wrapper
+that sends the command's output to a file and prints it after the command exits: a background child
+then never holds the exec's stream open, which would block the call forever. The command itself
+reaches `bash -c` as one positional argv element ("$@"), never re-parsed by a shell.
+Timeouts are enforced inside the container by `timeout -s KILL` (which kills the command's whole
+process group) and outside by a socket timeout, so even a stalled engine cannot block forever.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import posixpath
+import re
+import secrets
+import tarfile
+import time
+from pathlib import Path
+from typing import Any
+
+from matchmeter.errors import SandboxError
+from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, baseimage, policy
+
+# $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
+# the exec stream open, then the file is printed and the command's status returned.
+EXEC_WRAPPER = 'o=$(mktemp /tmp/.mm-out.XXXXXX) || exit 125; { "$@" >"$o" 2>&1 </dev/null; } 2>/dev/null; c=$?; cat "$o"; rm -f "$o"; exit $c'
+ENGINE_SLACK_S = 60.0  # beyond the command's own timeout, how long the engine may take to answer
+SIGKILL_EXIT = 137
+
+
+class DockerSandbox:
+    """A running container plus the low-level API client that drives it."""
+
+    capabilities = SandboxCapabilities(isolated=True, network_control=True, resource_limits=True)
+    app_dir = policy.APP_DIR
+
+    def __init__(self, client: Any, request: SandboxRequest) -> None:
+        self.client = client
+        self.api = client.api
+        self.request = request
+        self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
+        self.container: Any = None
+        # Named up front so destroy() can find a container whose create was interrupted mid-call.
+        self.name = f"matchmeter-{_safe(request.label or request.task_id)}-{secrets.token_hex(4)}"
+        self._destroyed = False
+
+    def start(self, image: str) -> None:
+        spec = self.request.environment
+        network = self.request.network or spec.network
+        try:
+            self.container = self.client.containers.run(
+                image, ["sleep", "infinity"], name=self.name, detach=True, init=True, working_dir=policy.APP_DIR,
+                labels={policy.LABEL_KEY: policy.LABEL_VALUE, policy.LABEL_RUN: self.request.label},
+                network_mode="bridge" if network else "none",
+                nano_cpus=int(spec.cpus * 1e9), mem_limit=f"{spec.memory_mb}m",
+            )
+        except Exception as exc:  # noqa: BLE001 - every engine failure here means no sandbox
+            raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
+        setup = self._raw_exec(["mkdir", "-p", policy.APP_DIR, policy.TESTS_DIR, policy.LOGS_DIR], 30.0, {})
+        if setup[1] != 0:
+            raise SandboxError(f"cannot create the sandbox dirs: {setup[0][:200]!r}")
+
+    def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> tuple[str, int]:
+        """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it."""
+        if self._destroyed or self.container is None:
+            raise SandboxError("docker sandbox is not running")
+        try:
+            exec_id = self.api.exec_create(self.container.id, argv, environment=env, workdir=policy.APP_DIR)["Id"]
+            self.api.timeout = timeout_s + ENGINE_SLACK_S
+            raw = self.api.exec_start(exec_id, demux=False)
+            code = self.api.exec_inspect(exec_id)["ExitCode"]
+        except KeyboardInterrupt:
+            self.destroy()
+            raise
+        except Exception as exc:  # noqa: BLE001 - engine gone, container removed, socket timeout
+            raise SandboxError(f"docker exec failed: {exc}") from exc
+        return policy.decode_output(raw or b""), int(code if code is not None else -1)
+
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.container_base_env())
+        seconds = f"{max(timeout_s, 0.001):.3f}"
+        argv = ["sh", "-c", EXEC_WRAPPER, "sh", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
+        started = time.monotonic()
+        output, code = self._raw_exec(argv, timeout_s, full_env)
+        duration = time.monotonic() - started
+        # `timeout -s KILL` exits 137 on expiry, as does a command killed for memory; the clock tells them apart.
+        timed_out = code == SIGKILL_EXIT and duration >= timeout_s
+        return ExecResult(output, policy.TIMEOUT_EXIT_CODE if timed_out else code, duration, timed_out)
+
+    def _abs(self, path: str) -> str:
+        return posixpath.normpath(posixpath.join(policy.APP_DIR, path))
+
+    def upload(self, src: Path, dest: str) -> None:
+        src, dest = Path(src), self._abs(dest)
+        if not src.exists():
+            raise SandboxError(f"cannot upload {src}: no such file or directory")
+        parent, name = posixpath.split(dest)
+        self._raw_exec(["mkdir", "-p", parent], 30.0, {})
+        data = baseimage.tar_bytes(src, name)
+        try:
+            ok = self.container.put_archive(parent, data)
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"upload to {dest} failed: {exc}") from exc
+        if not ok:
+            raise SandboxError(f"upload to {dest} failed")
+
+    def _archive(self, path: str) -> tarfile.TarFile | None:
+        """The engine's tar of an in-sandbox path, or None when the path does not exist."""
+        import docker.errors
+
+        try:
+            stream, _ = self.container.get_archive(self._abs(path))
+        except docker.errors.NotFound:
+            return None
+        except Exception as exc:  # noqa: BLE001
+            raise SandboxError(f"reading {path} from the container failed: {exc}") from exc
+        return tarfile.open(fileobj=io.BytesIO(b"".join(stream)), mode="r")
+
+    def download(self, src: str, dest: Path) -> None:
+        tar = self._archive(src)
+        if tar is None:
+            raise SandboxError(f"cannot download {src}: no such file or directory")
+        dest = Path(dest)
+        with tar:
+            members = tar.getmembers()
+            if len(members) == 1 and members[0].isfile():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                fh = tar.extractfile(members[0])
+                assert fh is not None
+                dest.write_bytes(fh.read())
+                return
+            dest.mkdir(parents=True, exist_ok=True)
+            for member in members[1:]:  # members[0] is the directory itself
+                member.name = member.name.split("/", 1)[1]
+                tar.extract(member, dest, filter="data")
+
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for given in paths:
+            tar = self._archive(given)
+            if tar is None:
+                continue
+            with tar:
+                for member in tar.getmembers():
+                    if not member.isfile():
+                        continue
+                    rest = member.name.split("/", 1)[1] if "/" in member.name else ""
+                    key = f"{given.rstrip('/')}/{rest}" if rest else given
+                    fh = tar.extractfile(member)
+                    assert fh is not None
+                    out[key] = hashlib.sha256(fh.read()).hexdigest()
+        return out
+
+    def destroy(self) -> None:
+        if self._destroyed:
+            return
+        self._destroyed = True
+        try:
+            self.api.timeout = ENGINE_SLACK_S
+            container = self.container or self.client.containers.get(self.name)
+            container.remove(force=True, v=True)
+        except Exception:  # noqa: BLE001 - destroy never raises; `matchmeter env prune` sweeps leftovers
+            pass
+        finally:
+            self.client.close()
+
+
+class DockerBackend:
+    """Docker engine: isolated, network off by default, CPU and memory limits enforced."""
+
+    name = "docker"
+    capabilities = DockerSandbox.capabilities
+
+    def __init__(self, console: Any = None) -> None:
+        self.console = console
+        self._client: Any = None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            self._client = baseimage.docker_client()
+        return self._client
+
+    def preflight(self) -> None:
+        """Engine must answer (UserError with the fix); a missing base image is built here, once."""
+        baseimage.ensure_base_image(self._get_client(), console=self.console or _stderr_console())
+
+    def create(self, request: SandboxRequest) -> DockerSandbox:
+        import docker
+
+        # One low-level client per sandbox: exec() sets its socket timeout per call.
+        client = docker.from_env(timeout=int(ENGINE_SLACK_S))
+        sandbox = DockerSandbox(client, request)
+        try:
+            image = baseimage.task_image(self._get_client(), request.task_id, request.environment_dir,
+                                         request.environment.dockerfile)
+            sandbox.start(image)
+        except BaseException:
+            sandbox.destroy()
+            raise
+        return sandbox
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_.-]", "-", text)[:40] or "sbx"
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)

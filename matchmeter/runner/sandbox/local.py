@@ -1,0 +1,97 @@
+"""The local backend: plain subprocesses in a temp dir, NOT isolated (for debugging and CI without bwrap).
+
+$MM_APP, $MM_TESTS and $MM_LOGS are host temp dirs; commands see the whole host filesystem and network.
+Each exec runs in a new session; background processes stay in that session's process group, so
+destroy() kills every group an exec started. Processes that leave their group (setsid, daemonize) are
+also found by a per-sandbox marker variable in their environment and killed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy
+
+log = logging.getLogger(__name__)
+MARKER_VAR = "MM_LOCAL_SANDBOX"
+_warned = False
+
+
+class LocalSandbox:
+    """A temp tree and the process groups its execs started."""
+
+    capabilities = SandboxCapabilities(isolated=False, network_control=False, resource_limits=False)
+
+    def __init__(self, request: SandboxRequest) -> None:
+        self.request = request
+        self.dirs = policy.make_host_dirs(request.label or request.task_id)
+        self.app_dir = str(self.dirs.app)
+        self.mounts = {str(self.dirs.app): self.dirs.app, str(self.dirs.tests): self.dirs.tests,
+                       str(self.dirs.logs): self.dirs.logs}
+        self.layout = {"app": str(self.dirs.app), "tests": str(self.dirs.tests), "logs": str(self.dirs.logs)}
+        self.marker = secrets.token_hex(8)
+        self._destroyed = False
+
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())
+        full_env[MARKER_VAR] = self.marker
+        return policy.run_with_deadline(["bash", "-c", command], timeout_s, full_env, self.app_dir)
+
+    def upload(self, src: Path, dest: str) -> None:
+        policy.copy_path(Path(src), policy.to_host(dest, self.mounts, self.app_dir))
+
+    def download(self, src: str, dest: Path) -> None:
+        policy.copy_path(policy.to_host(src, self.mounts, self.app_dir), Path(dest))
+
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        return policy.hash_tree(paths, lambda p: policy.to_host(p, self.mounts, self.app_dir))
+
+    def pids(self) -> list[int]:
+        """Host pids whose environment carries this sandbox's marker (every exec and its descendants)."""
+        needle = f"{MARKER_VAR}={self.marker}".encode()
+        found = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as fh:
+                    if needle in fh.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
+        return found
+
+    def destroy(self) -> None:
+        if self._destroyed:
+            return
+        self._destroyed = True
+        # Two passes: a process may fork between the scan and the kill.
+        for _ in range(2):
+            for pid in self.pids():
+                try:
+                    if os.getpgid(pid) != os.getpgrp():  # never the runner's own group
+                        policy.kill_group(os.getpgid(pid))
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+        shutil.rmtree(self.dirs.root, ignore_errors=True)
+
+
+class LocalBackend:
+    """Unisolated subprocesses: no filesystem, network or resource protection."""
+
+    name = "local"
+    capabilities = LocalSandbox.capabilities
+
+    def preflight(self) -> None:
+        global _warned
+        if not _warned:
+            _warned = True
+            log.warning("sandbox backend 'local' is NOT isolated: commands can read and write the whole host")
+
+    def create(self, request: SandboxRequest) -> LocalSandbox:
+        return LocalSandbox(request)
