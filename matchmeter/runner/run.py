@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from matchmeter import __version__
 from matchmeter.errors import UserError
+from matchmeter.runner.agents import get_agent
 from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
 from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.store import RunStore
@@ -107,6 +108,8 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     tasks = load_tasks(task_paths, only=request.only, core=request.core)
     backend = get_backend(request.backend)
     backend.preflight()
+    for configuration in request.configurations:  # unknown agents or bad agent options fail before any run
+        get_agent(configuration, tasks[0])
     store, run_id = _open_store(request, tasks)
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()

@@ -1,0 +1,118 @@
+"""`matchmeter run` end to end through the console script: storage, resume after kill -9, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.helpers.tasks import write_task
+
+MM = [sys.executable, "-m", "matchmeter.cli"]
+
+
+def _mm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MM, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def _rows(run_dir: Path) -> pd.DataFrame:
+    return pd.read_parquet(run_dir / "results.parquet")
+
+
+def test_run_stores_results_and_resume_skips_finished(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    write_task(tasks, "copy-b")
+    out = tmp_path / "runs" / "oracle"
+    first = _mm("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--seeds", "2",
+                "--out", str(out), "--quiet")
+    assert first.returncode == 0, first.stderr
+    assert "planned 4, executed 4, skipped (already stored) 0" in " ".join(first.stdout.split())
+    table = _rows(out)
+    assert len(table) == 4
+    assert table["execution_key"].is_unique
+    assert set(table["reward"]) == {1.0}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["task_digests"]) == {"copy-a", "copy-b"}
+    for key in table["execution_key"]:
+        assert (out / "executions" / key / "trajectory.json").exists()
+        assert json.loads((out / "executions" / key / "trajectory.atif.json").read_text())["steps"]
+    again = _mm("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--seeds", "2",
+                "--out", str(out), "--quiet", "--resume")
+    assert again.returncode == 0, again.stderr
+    assert "executed 0, skipped (already stored) 4" in " ".join(again.stdout.split())
+    # without --resume an existing run is refused, and nothing stored is touched
+    refused = _mm("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--out", str(out))
+    assert refused.returncode == 2
+    assert "pass --resume" in refused.stderr
+    assert len(_rows(out)) == 4
+
+
+@pytest.mark.bwrap
+@pytest.mark.slow
+def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "slow-copy")
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps(["sleep 1", "cp data/input.txt out.txt"]))
+    out = tmp_path / "runs" / "killed"
+    args = ["run", "--tasks", str(tasks), "--agent", "replay", "--replay", str(replay), "--backend", "bwrap",
+            "--seeds", "8", "--concurrency", "2", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen([*MM, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    executions = out / "executions"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait until some executions finished and others are in flight
+        done = [p for p in executions.glob("*/result.json")] if executions.exists() else []
+        if len(done) >= 2:
+            break
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished_before = len(list(executions.glob("*/result.json")))
+    assert 2 <= finished_before < 8
+    resumed = _mm(*args, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"executed {8 - finished_before}, skipped (already stored) {finished_before}" in " ".join(resumed.stdout.split())
+    table = _rows(out)
+    assert len(table) == 8
+    assert table["execution_key"].is_unique
+    assert sorted(table["seed"]) == list(range(8))
+    assert set(table["reward"]) == {1.0}
+    assert not [p for p in executions.iterdir() if p.name.startswith(".partial-")]
+
+
+def test_bad_inputs_are_one_line_and_nonzero(tmp_path):
+    tasks = tmp_path / "tasks"
+    good = write_task(tasks, "good")
+    bad_backend = _mm("run", "--tasks", str(good), "--agent", "oracle", "--backend", "nosuch", "--out", str(tmp_path / "r1"))
+    assert bad_backend.returncode == 2
+    assert bad_backend.stderr.strip().count("\n") == 0
+    assert "unknown sandbox backend 'nosuch'" in bad_backend.stderr
+    bad_weight = write_task(tmp_path / "bad", "bad-weight")
+    toml = (bad_weight / "task.toml").read_text().replace("weight = 3", "weight = -1")
+    (bad_weight / "task.toml").write_text(toml)
+    weight = _mm("run", "--tasks", str(bad_weight), "--agent", "oracle", "--backend", "local", "--out", str(tmp_path / "r2"))
+    assert weight.returncode == 2
+    assert "weight" in weight.stderr
+    assert weight.stderr.strip().count("\n") == 0
+    missing = write_task(tmp_path / "bad2", "no-family")
+    (missing / "task.toml").write_text((missing / "task.toml").read_text().replace('source_family = "terminal"\n', ""))
+    field = _mm("run", "--tasks", str(missing), "--agent", "oracle", "--backend", "local", "--out", str(tmp_path / "r3"))
+    assert field.returncode == 2
+    assert "source_family" in field.stderr
+    assert not (tmp_path / "r2").exists()
+    assert not (tmp_path / "r3").exists()
+
+
+def test_unknown_agent_is_one_line(tmp_path):
+    good = write_task(tmp_path / "tasks", "good")
+    proc = _mm("run", "--tasks", str(good), "--agent", "nosuch", "--backend", "local", "--out", str(tmp_path / "r"))
+    assert proc.returncode == 2
+    assert "unknown agent 'nosuch'" in proc.stderr
