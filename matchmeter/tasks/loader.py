@@ -1,0 +1,206 @@
+"""Find, load and validate task directories and suites into TaskSpec records.
+
+A task directory (Harbor / Terminal-Bench 2 layout plus matchmeter keys in task.toml):
+
+    <task-id>/
+      task.toml                 TaskSpec fields except instruction, path, digest
+      instruction.md            the Original description
+      environment/Dockerfile    docker backend only
+      environment/setup.sh      seeds the starting state (cwd $MM_APP, MM_SEED set)
+      solution/solve.sh         the oracle
+      tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt
+
+A suite is a directory of task directories, optionally with index.toml listing `tasks` (all of them)
+and `core` (a subset). Every problem is a UserError naming file, field, value and fix.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import Field, ValidationError
+
+from matchmeter.errors import UserError
+from matchmeter.schema import Inbound, TaskSpec
+from matchmeter.tasks.seeding import tree_digest
+from matchmeter.tasks.taskfile import read_task_toml, validate_spec
+
+INDEX_FILE = "index.toml"
+
+
+class TaskPaths(NamedTuple):
+    """Host paths of a loaded task's scripts."""
+
+    environment_dir: Path
+    setup: Path
+    solution: Path
+    tests_dir: Path
+
+
+class SuiteIndex(Inbound):
+    """index.toml of a suite."""
+
+    description: str = ""
+    tasks: list[str] = Field(min_length=1, description="Every task id of the suite (one subdirectory each).")
+    core: list[str] = Field(default_factory=list, description="The Core subset, a subset of `tasks`.")
+    core_note: str = Field("", description="How the Core subset was chosen.")
+
+
+def builtin_suite_dir() -> Path:
+    """The suite shipped inside the package."""
+    return Path(__file__).resolve().parent / "suite"
+
+
+def task_files(task: TaskSpec) -> TaskPaths:
+    """Paths of the task's environment dir, setup script, oracle and tests dir."""
+    root = Path(task.path)
+    env_dir = root / "environment"
+    return TaskPaths(env_dir, env_dir / task.environment.setup, root / "solution" / "solve.sh", root / "tests")
+
+
+def load_task(path: Path) -> TaskSpec:
+    """Load and validate one task directory; raises UserError on the first kind of problem found."""
+    path = Path(path)
+    toml_path = path / "task.toml"
+    if not path.is_dir():
+        raise UserError(f"task directory {path} does not exist", str(path), "pass a directory holding task.toml")
+    if not toml_path.is_file():
+        raise UserError("task.toml is missing", str(path), "add task.toml (see matchmeter/tasks/loader.py)")
+    data = read_task_toml(toml_path)
+    instruction_path = path / "instruction.md"
+    if not instruction_path.is_file():
+        raise UserError("instruction.md is missing", str(path), "write the task's description to instruction.md")
+    instruction = instruction_path.read_text(encoding="utf-8")
+    if not instruction.strip():
+        raise UserError("instruction.md is empty", str(instruction_path), "write the task's description")
+    spec = validate_spec({**data, "instruction": instruction}, toml_path)
+    if spec.id != path.name:
+        raise UserError(f"task.toml: id {spec.id!r} differs from its directory name {path.name!r}", str(toml_path),
+                        f"rename the directory or set id = {path.name!r}")
+    _check_semantics(spec, toml_path)
+    spec = spec.model_copy(update={"path": str(path.resolve()), "digest": tree_digest(path)})
+    _check_files(spec)
+    return spec
+
+
+def _check_semantics(spec: TaskSpec, toml_path: Path) -> None:
+    seen: set[str] = set()
+    for i, goal in enumerate(spec.subgoals):
+        if goal.name in seen:
+            raise UserError(f"task.toml: subgoals[{i}].name {goal.name!r} is used twice", str(toml_path),
+                            "give every subgoal a unique name")
+        seen.add(goal.name)
+    for i, ref in enumerate(spec.reference_paths):
+        for j, command in enumerate(ref.commands):
+            if not command.strip():
+                raise UserError(f"task.toml: reference_paths[{i}].commands[{j}] is empty", str(toml_path),
+                                "remove the empty command")
+    for key in ("protected_paths", "critical_paths"):
+        for p in getattr(spec.safety, key):
+            if not p.strip():
+                raise UserError(f"task.toml: safety.{key} holds an empty path", str(toml_path), "remove it")
+    outside = [p for p in spec.safety.critical_paths if not _covered(p, spec.safety.protected_paths)]
+    if outside:
+        raise UserError(f"task.toml: safety.critical_paths entry {outside[0]!r} is not under a protected path",
+                        str(toml_path), "add it (or a parent) to safety.protected_paths")
+
+
+def _covered(path: str, protected: Iterable[str]) -> bool:
+    parts = Path(path).parts
+    return any(parts[: len(Path(p).parts)] == Path(p).parts for p in protected)
+
+
+def _check_files(spec: TaskSpec) -> None:
+    files = task_files(spec)
+    required = {
+        "environment setup script": files.setup,
+        "oracle solution/solve.sh": files.solution,
+        "verifier tests/test.sh": files.tests_dir / "test.sh",
+    }
+    for label, file in required.items():
+        if not file.is_file():
+            rel = file.relative_to(spec.path)
+            raise UserError(f"{label} {rel} is missing", spec.path, f"add {rel}")
+
+
+# ------------------------------------------------------------------ suites
+
+
+def is_task_dir(path: Path) -> bool:
+    return (path / "task.toml").is_file()
+
+
+def read_index(suite: Path) -> SuiteIndex | None:
+    """The suite's index.toml, or None when the suite has none."""
+    index_path = suite / INDEX_FILE
+    if not index_path.is_file():
+        return None
+    try:
+        return SuiteIndex.model_validate(tomllib.loads(index_path.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{INDEX_FILE} is not valid TOML: {exc}", str(index_path), "fix the TOML syntax") from exc
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise UserError(f"{INDEX_FILE}: {loc}: {err['msg']} (got {err.get('input')!r})", str(index_path),
+                        "index.toml takes tasks = [...], core = [...], description and core_note") from exc
+
+
+def suite_task_dirs(suite: Path, core: bool = False) -> list[Path]:
+    """Task directories of a suite, checked against its index.toml when present."""
+    found = sorted(p for p in suite.iterdir() if p.is_dir() and is_task_dir(p))
+    index = read_index(suite)
+    if index is None:
+        if not found:
+            raise UserError(f"{suite} holds no task", str(suite),
+                            "pass a task directory (with task.toml) or a suite of them")
+        if core:
+            raise UserError("this suite has no core list", str(suite), f"add core = [...] to {INDEX_FILE}")
+        return found
+    index_path = suite / INDEX_FILE
+    names = {p.name for p in found}
+    for task_id in index.tasks:
+        if task_id not in names:
+            raise UserError(f"{INDEX_FILE} lists task {task_id!r} but {suite / task_id} holds no task.toml",
+                            str(index_path), "remove it from tasks or add the task directory")
+    unlisted = sorted(names - set(index.tasks))
+    if unlisted:
+        raise UserError(f"task directory {unlisted[0]!r} is not listed in {INDEX_FILE}", str(index_path),
+                        "add it to tasks (or remove the directory)")
+    stray = [t for t in index.core if t not in index.tasks]
+    if stray:
+        raise UserError(f"{INDEX_FILE}: core lists {stray[0]!r}, which is not in tasks", str(index_path),
+                        "core must be a subset of tasks")
+    chosen = index.core if core else index.tasks
+    if core and not chosen:
+        raise UserError("this suite has no core list", str(index_path), f"add core = [...] to {INDEX_FILE}")
+    return [suite / t for t in chosen]
+
+
+def load_tasks(paths: Sequence[Path], only: Sequence[str] = (), core: bool = False) -> list[TaskSpec]:
+    """Load tasks from task dirs and suite dirs (empty: the built-in suite), sorted by id.
+
+    `core` keeps a suite's Core subset; task directories named directly are always kept.
+    `only` keeps the listed ids; an unknown id is a UserError listing the valid ones.
+    """
+    dirs: list[Path] = []
+    for path in [Path(p) for p in paths] or [builtin_suite_dir()]:
+        if not path.exists():
+            raise UserError(f"{path} does not exist", str(path), "pass a task directory or a suite directory")
+        dirs.extend([path] if is_task_dir(path) else suite_task_dirs(path, core=core))
+    tasks: dict[str, TaskSpec] = {}
+    for d in dirs:
+        task = load_task(d)
+        if task.id in tasks and tasks[task.id].path != task.path:
+            raise UserError(f"task id {task.id!r} appears twice: {tasks[task.id].path} and {task.path}",
+                            str(d), "pass only one of them")
+        tasks[task.id] = task
+    if only:
+        unknown = [t for t in only if t not in tasks]
+        if unknown:
+            raise UserError(f"unknown task id {unknown[0]!r}", "--task", f"choose from: {', '.join(sorted(tasks))}")
+        return [tasks[t] for t in sorted(set(only))]
+    return [tasks[t] for t in sorted(tasks)]

@@ -1,0 +1,90 @@
+"""Run a task's scripts directly on the host (no sandbox): the fast local check of the suite.
+
+Each script runs in its own session, so a background service it starts shares that process group
+and is killed with it afterwards; nothing outlives a `Trial`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+from matchmeter.schema import TaskSpec
+from matchmeter.tasks.loader import task_files
+from matchmeter.tasks.seeding import script_env, tree_digest
+
+
+class Verdict(NamedTuple):
+    reward_txt: float
+    subgoals: dict[str, float]
+    weighted: float  # task.toml-weighted mean of subgoals.json, as the runner grades
+    log: str
+
+
+class Trial:
+    """Temp app/tests/logs dirs for one (task, seed); use as a context manager."""
+
+    def __init__(self, task: TaskSpec, seed: int) -> None:
+        self.task, self.seed = task, seed
+        self.root = Path(tempfile.mkdtemp(prefix=f"mm-{task.id}-{seed}-"))
+        self.app, self.tests, self.logs = (self.root / n for n in ("app", "tests", "logs"))
+        for d in (self.app, self.tests, self.logs):
+            d.mkdir()
+        self.groups: list[int] = []
+
+    def __enter__(self) -> Trial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pgid in self.groups:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def env(self) -> dict[str, str]:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("MM_")}
+        return base | script_env(self.seed, str(self.app), str(self.tests), str(self.logs))
+
+    def bash(self, args: list[str], timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.Popen(["bash", *args], cwd=self.app, env=self.env(), start_new_session=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.groups.append(proc.pid)
+        out, _ = proc.communicate(timeout=timeout_s)
+        return subprocess.CompletedProcess(args, proc.returncode, out, "")
+
+    def setup(self) -> None:
+        proc = self.bash([str(task_files(self.task).setup)])
+        assert proc.returncode == 0, f"setup.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
+
+    def solve(self) -> str:
+        proc = self.bash([str(task_files(self.task).solution)])
+        assert proc.returncode == 0, f"solve.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
+        return proc.stdout
+
+    def run_reference(self, index: int = 0) -> None:
+        for command in self.task.reference_paths[index].commands:
+            proc = self.bash(["-c", command])
+            assert proc.returncode == 0, f"{self.task.id} reference command failed: {command}\n{proc.stdout}"
+
+    def app_digest(self) -> str:
+        return tree_digest(self.app)
+
+    def verify(self) -> Verdict:
+        shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)
+        proc = self.bash([str(self.tests / "test.sh")])
+        reward_file, subgoal_file = self.logs / "reward.txt", self.logs / "subgoals.json"
+        assert reward_file.is_file(), f"verifier wrote no reward.txt:\n{proc.stdout}"
+        assert subgoal_file.is_file(), f"verifier wrote no subgoals.json:\n{proc.stdout}"
+        scores = json.loads(subgoal_file.read_text())
+        weights = {g.name: g.weight for g in self.task.subgoals}
+        assert set(scores) == set(weights), f"subgoals.json keys {sorted(scores)} != task.toml {sorted(weights)}"
+        weighted = sum(weights[n] * scores[n] for n in weights) / sum(weights.values())
+        return Verdict(float(reward_file.read_text()), scores, weighted, proc.stdout)
