@@ -1,0 +1,211 @@
+"""Simulated models `sim/<persona>`: offline agents that act on a task's reference path, imperfectly.
+
+The stub server answers `sim/*` requests sent to `sim_api_base(stub_url, task_id, seed)`; the URL
+tells it which task and seed. A reply is a pure function of (task, seed, persona, conversation so
+far): the persona builds a plan from the reference path with a RNG seeded by (persona, task, seed,
+sha256 of the description), and turn n (= assistant messages so far) renders plan item n.
+
+- expert:   the reference commands in order, then submit.
+- explorer: looks around (ls, head, grep, find) before commands, then follows the path.
+- sloppy:   a wrong command before some steps (typo'd tool → 127, missing path, syntax error),
+            then the right one; sometimes a reply without a code block; may skip one command.
+- quitter:  a few looks, maybe the first command, then gives up (submits early).
+
+Description hook: `explicitness(description) -> [0, 1]` (longer text, inline `code`, numbered steps
+raise it). Sloppy and explorer skip a reference command with probability `base × (1 − explicitness)`,
+so a clearer rewrite measurably helps them. Pass another function as `explicitness_fn` to change it.
+Under the disclosed contract (the system prompt carries transport.DISCLOSED_NOTE) expert and explorer
+escape their commands for the extra double-quote layer; sloppy and quitter do not.
+Every reply starts with `THOUGHT (SIMULATED sim/<persona>)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from matchmeter.llm.stub_server import StubReply
+from matchmeter.llm.tokens import count_message_tokens
+from matchmeter.schema import TaskSpec, sha256_text
+
+PERSONAS = ("expert", "explorer", "sloppy", "quitter")
+SKIP_BASE = {"expert": 0.0, "explorer": 0.25, "sloppy": 0.6, "quitter": 0.0}
+VERBOSITY = {"expert": (1, 2), "explorer": (2, 5), "sloppy": (1, 4), "quitter": (1, 3)}
+REASONING = {"expert": (0, 16), "explorer": (8, 64), "sloppy": (0, 40), "quitter": (0, 24)}
+SUBMIT = "submit"
+FILLER = (
+    "Let me keep the change minimal and check the result afterwards.",
+    "The description names the expected output, so I will match it exactly.",
+    "I should be careful not to touch files the task does not mention.",
+    "This command is the next step of my plan.",
+    "I will verify the state of the workspace before moving on.",
+    "Quoting matters here, so I will write the arguments carefully.",
+    "If this fails I will read the error message and adjust.",
+    "The previous output looks consistent with what I expected.",
+)
+PROMPT_CACHE_MIN_TOKENS, PROMPT_CACHE_BLOCK = 1024, 128  # OpenAI-style prefix caching granularity
+
+
+def sim_api_base(stub_url: str, task_id: str, seed: int) -> str:
+    """The api_base a sim model must use: `http://127.0.0.1:PORT/sim/<task_id>/<seed>/v1`."""
+    return f"{stub_url.rstrip('/')}/sim/{task_id}/{seed}/v1"
+
+
+class Action(NamedTuple):
+    kind: str  # "command" | "submit" | "noformat"
+    command: str
+    note: str
+
+
+def explicitness(description: str) -> float:
+    """0 (terse) .. 1 (long, with inline code and numbered steps). The description-sensitivity hook."""
+    words = len(description.split())
+    markers = description.count("`") // 2 + len(re.findall(r"(?m)^\s*(\d+[.)]|[-*])\s", description))
+    return round(0.6 * min(1.0, words / 150) + 0.4 * min(1.0, markers / 4), 4)
+
+
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()
+    return random.Random(int(digest[:16], 16))
+
+
+def _path_tokens(commands: Sequence[str]) -> list[str]:
+    found: list[str] = []
+    for command in commands:
+        try:
+            tokens = shlex.split(command)
+        except ValueError:
+            continue
+        for tok in tokens:
+            looks_like_path = re.fullmatch(r"[\w.\-/]+", tok) and ("." in tok[1:] or "/" in tok)
+            if looks_like_path and not tok.startswith(("-", "/dev")) and tok not in found:
+                found.append(tok)
+    return found
+
+
+def _looks(commands: Sequence[str], rng: random.Random, n: int) -> list[Action]:
+    paths = _path_tokens(commands)
+    pool = ["ls -la", "pwd && ls", "find . -maxdepth 2 -type f | head -n 40"]
+    for p in paths[:4]:
+        pool += [f"head -n 20 {shlex.quote(p)}", f"cat {shlex.quote(p)} | head -n 50", f"ls -la {shlex.quote(p)}"]
+    if paths:
+        pool.append(f"grep -rn . {shlex.quote(paths[0])} | head -n 10")
+    return [Action("command", rng.choice(pool), "Let me look around first.") for _ in range(n)]
+
+
+def _mistake(command: str, rng: random.Random) -> str:
+    """A plausible wrong version of a command: typo'd tool (127), missing path, or a syntax error."""
+    head, _, rest = command.partition(" ")
+    kind = rng.choice(("typo", "missing", "syntax"))
+    if kind == "typo" and len(head) >= 2:
+        return f"{head[1]}{head[0]}{head[2:]}x {rest}".rstrip()
+    if kind == "missing":
+        return "cat ./no_such_file_mm.txt"
+    return f"{command} |"
+
+
+def escape_for_double_quotes(command: str) -> str:
+    """What a careful agent does under the disclosed contract: survive `bash -c "R"`."""
+    return re.sub(r'([\\"$`])', r"\\\1", command)
+
+
+def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclosed: bool = False,
+               explicitness_fn: Callable[[str], float] = explicitness) -> list[Action]:
+    """The persona's whole plan for one (task, seed, description); deterministic."""
+    if persona not in PERSONAS:
+        raise LookupError(f"unknown sim persona {persona!r}; choose one of {', '.join(PERSONAS)}")
+    rng = _rng(persona, task.id, seed, sha256_text(description))
+    ref = list(task.reference_paths[seed % len(task.reference_paths)].commands)
+    if disclosed and persona in ("expert", "explorer"):
+        ref = [escape_for_double_quotes(c) for c in ref]
+    skip_p = SKIP_BASE[persona] * (1.0 - explicitness_fn(description))
+    skipped = rng.randrange(len(ref)) if len(ref) > 1 and rng.random() < skip_p else None
+    plan: list[Action] = []
+    if persona == "quitter":
+        plan += _looks(ref, rng, rng.randint(1, 3))
+        if rng.random() < 0.5:
+            plan.append(Action("command", ref[0], "Maybe this is the first step."))
+        plan.append(Action("submit", SUBMIT, "I cannot work out how to finish this task, so I give up."))
+        return plan
+    for i, command in enumerate(ref):
+        if persona == "explorer" and rng.random() < 0.6:
+            plan += _looks(ref, rng, rng.randint(1, 2))
+        if persona == "sloppy" and rng.random() < 0.1:
+            plan.append(Action("noformat", command, f"I think the next thing to run is {command}."))
+        if persona == "sloppy" and rng.random() < 0.4:
+            plan.append(Action("command", _mistake(command, rng), "Running the next step."))
+            plan.append(Action("command", command, "That failed; correcting the command."))
+            continue
+        if i == skipped:
+            continue
+        plan.append(Action("command", command, "Next step."))
+    plan.append(Action("submit", SUBMIT, "The task is done; submitting."))
+    return plan
+
+
+def render(action: Action, persona: str, plan_seed: str, turn: int) -> tuple[str, int]:
+    """Reply text for one plan item (varied verbosity) and its reasoning-token count."""
+    rng = _rng(plan_seed, turn)
+    lo, hi = VERBOSITY[persona]
+    filler = " ".join(rng.sample(FILLER, rng.randint(lo, hi)))
+    head = f"THOUGHT (SIMULATED sim/{persona}): {action.note} {filler}"
+    reasoning = rng.randint(*REASONING[persona])
+    if action.kind == "noformat":
+        return head, reasoning
+    return f"{head}\n\n```bash\n{action.command}\n```", reasoning
+
+
+def description_of(messages: Sequence[dict[str, Any]]) -> str:
+    """The task description: inside <description> tags of a user message, else the first user message."""
+    for m in messages:
+        content = m.get("content") or ""
+        if m.get("role") == "user" and isinstance(content, str):
+            found = re.search(r"<description>\n?(.*?)\n?</description>", content, re.S)
+            return found.group(1) if found else content
+    return ""
+
+
+def next_reply(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]]) -> tuple[str, int]:
+    """The persona's next reply text and reasoning tokens, given the conversation so far."""
+    description = description_of(messages)
+    system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    plan = build_plan(task, seed, persona, description, disclosed="double-quoted shell string" in system)
+    turn = sum(1 for m in messages if m.get("role") == "assistant")
+    action = plan[turn] if turn < len(plan) else Action("submit", SUBMIT, "Nothing left to do; submitting.")
+    return render(action, persona, f"{persona}|{task.id}|{seed}|{sha256_text(description)}", turn)
+
+
+class SimResponder:
+    """Answers sim requests for the stub: loads tasks by id from `tasks` or the suite directories."""
+
+    def __init__(self, suite_dirs: Sequence[Path] = (), tasks: dict[str, TaskSpec] | None = None) -> None:
+        self.suite_dirs = list(suite_dirs)
+        self.tasks = dict(tasks or {})
+        self._loaded = False
+
+    def task(self, task_id: str) -> TaskSpec:
+        if task_id not in self.tasks and not self._loaded:
+            from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+
+            for spec in load_tasks(self.suite_dirs or [builtin_suite_dir()]):
+                self.tasks.setdefault(spec.id, spec)
+            self._loaded = True
+        if task_id not in self.tasks:
+            raise LookupError(f"sim: unknown task {task_id!r} (not in the stub's suites)")
+        return self.tasks[task_id]
+
+    def reply(self, task_id: str, seed: int, request: dict[str, Any]) -> StubReply:
+        model = str(request.get("model", ""))
+        persona = model.removeprefix("openai/").removeprefix("sim/")
+        if persona not in PERSONAS:
+            raise LookupError(f"unknown sim model {model!r}; choose one of {', '.join('sim/' + p for p in PERSONAS)}")
+        messages = list(request.get("messages") or [])
+        text, reasoning = next_reply(self.task(task_id), seed, persona, messages)
+        prefix = sum(count_message_tokens(m) for m in messages[:-1])
+        cached = (prefix // PROMPT_CACHE_BLOCK) * PROMPT_CACHE_BLOCK if prefix >= PROMPT_CACHE_MIN_TOKENS else 0
+        return StubReply(text=text, cached_tokens=cached, reasoning_tokens=reasoning, simulated=True)
