@@ -46,3 +46,29 @@ def synthetic_results(n_configs: int = 4, n_tasks: int = 12, n_attempts: int = 3
         frame.loc[nulls, "cost_null_reason"] = "model not in price table"
     frame["execution_key"] = [f"k{i:06d}" for i in range(len(frame))]
     return frame
+
+
+def synthetic_conditions(n_targets: int = 4, n_tasks: int = 16, n_sources: int = 4, n_attempts: int = 1,
+                         seed: int = 0) -> pd.DataFrame:
+    """Original, Pooled (one unit per source) and Generic executions; sources are the first targets."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.3, 0.9, n_targets)
+    hard = rng.uniform(0, 1, n_tasks)
+    boost = rng.normal(0.05, 0.1, (n_targets, n_tasks, n_sources))
+    rows = []
+    for g in range(n_targets):
+        for t in range(n_tasks):
+            units = [("original", None, 0.0), ("generic", None, 0.02)]
+            units += [("pooled", f"cfg{k:02d}", boost[g, t, k]) for k in range(n_sources)]
+            for cond, source, lift in units:
+                for a in range(n_attempts):
+                    p = np.clip(skill[g] - 0.6 * hard[t] + lift, 0.02, 0.98)
+                    reward = 1.0 if rng.random() < p else float(rng.choice([0.0, 0.5]))
+                    cost = round(float(rng.uniform(0.01, 0.2) * (1 + 2 * hard[t])), 6)
+                    rows.append({"configuration_id": f"cfg{g:02d}", "task_id": f"task{t:03d}", "condition": cond,
+                                 "source": source, "attempt": a, "reward": reward, "cost_usd": cost,
+                                 "tokens_total": int(cost * 1e5), "n_steps": int(3 + 10 * hard[t])})
+    return pd.DataFrame(rows)
