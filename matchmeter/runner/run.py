@@ -111,6 +111,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     for configuration in request.configurations:  # unknown agents or bad agent options fail before any run
         get_agent(configuration, tasks[0])
     store, run_id = _open_store(request, tasks)
+    prune_leftovers(request.backend, run_id)  # what a kill -9 of an earlier process of this run left behind
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()
     finished = store.finished_keys()
@@ -122,6 +123,23 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     store.rebuild_table()
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
                       executed=len(results), results=results)
+
+
+def prune_leftovers(backend: str, run_id: str) -> None:
+    """Remove containers and temp workspaces labelled with this run (sandboxes are labelled by run id)."""
+    import re
+    import shutil
+    import tempfile
+
+    from matchmeter.runner.sandbox import policy
+
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", run_id)[:40]
+    for leftover in Path(tempfile.gettempdir()).glob(f"{policy.TEMP_PREFIX}{safe}-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    if backend == "docker":
+        from matchmeter.runner.sandbox.baseimage import prune
+
+        prune(label=run_id)
 
 
 def _api_base_for(stub_url: str | None):  # type: ignore[no-untyped-def]

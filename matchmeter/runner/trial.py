@@ -124,7 +124,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         env = {"MM_SEED": str(req.seed), **req.env}
         sandbox = req.backend.create(SandboxRequest(
             task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
-            network=task.environment.network, env=env, label=req.execution_key,
+            network=task.environment.network, env=env, label=req.run_id,
         ))
         app, tests, logs = sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS")
         sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")

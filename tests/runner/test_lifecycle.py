@@ -19,6 +19,7 @@ BACKENDS = [
     pytest.param("local", id="local"),
     pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap),
 ]
+WITH_DOCKER = [*BACKENDS, pytest.param("docker", id="docker", marks=pytest.mark.docker)]
 
 
 def _trial(tmp_path: Path, backend: str, agent: str, task_dir: Path, commands: list[str] | None = None, seed: int = 0):
@@ -36,7 +37,7 @@ def _trial(tmp_path: Path, backend: str, agent: str, task_dir: Path, commands: l
                                   logs_dir=tmp_path / "logs" / key))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_DOCKER)
 def test_oracle_scores_one_and_nop_scores_zero(tmp_path, backend):
     task = write_task(tmp_path / "tasks")
     oracle = _trial(tmp_path, backend, "oracle", task).result
@@ -57,7 +58,7 @@ def test_graded_reward_uses_task_weights(tmp_path, backend):
     assert result.n_steps == 1
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_DOCKER)
 def test_destructive_replay_gets_findings_and_deductions(tmp_path, backend):
     task = write_task(tmp_path / "tasks")
     outcome = _trial(tmp_path, backend, "replay", task,
@@ -83,7 +84,7 @@ def test_write_outside_workspace_fails_under_bwrap(tmp_path):
     assert not Path("/etc/mm-should-not-exist").exists()
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_DOCKER)
 def test_step_budget_and_deadline_are_enforced(tmp_path, backend):
     task = write_task(tmp_path / "tasks", steps=2, agent_s=3)
     over = _trial(tmp_path, backend, "replay", task, ["true", "true", "cp data/input.txt out.txt"]).result

@@ -55,15 +55,21 @@ def test_run_stores_results_and_resume_skips_finished(tmp_path):
     assert len(_rows(out)) == 4
 
 
-@pytest.mark.bwrap
+def _labelled_containers() -> list[str]:
+    proc = subprocess.run(["docker", "ps", "-aq", "--filter", "label=matchmeter=1"], capture_output=True, text=True)
+    return proc.stdout.split()
+
+
 @pytest.mark.slow
-def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path):
+@pytest.mark.parametrize("backend", [pytest.param("bwrap", marks=pytest.mark.bwrap),
+                                     pytest.param("docker", marks=pytest.mark.docker)])
+def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path, backend):
     tasks = tmp_path / "tasks"
     write_task(tasks, "slow-copy")
     replay = tmp_path / "replay.json"
     replay.write_text(json.dumps(["sleep 1", "cp data/input.txt out.txt"]))
     out = tmp_path / "runs" / "killed"
-    args = ["run", "--tasks", str(tasks), "--agent", "replay", "--replay", str(replay), "--backend", "bwrap",
+    args = ["run", "--tasks", str(tasks), "--agent", "replay", "--replay", str(replay), "--backend", backend,
             "--seeds", "8", "--concurrency", "2", "--out", str(out), "--quiet"]
     proc = subprocess.Popen([*MM, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     executions = out / "executions"
@@ -86,6 +92,8 @@ def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path):
     assert sorted(table["seed"]) == list(range(8))
     assert set(table["reward"]) == {1.0}
     assert not [p for p in executions.iterdir() if p.name.startswith(".partial-")]
+    if backend == "docker":
+        assert _labelled_containers() == []
 
 
 def test_bad_inputs_are_one_line_and_nonzero(tmp_path):
@@ -116,3 +124,16 @@ def test_unknown_agent_is_one_line(tmp_path):
     proc = _mm("run", "--tasks", str(good), "--agent", "nosuch", "--backend", "local", "--out", str(tmp_path / "r"))
     assert proc.returncode == 2
     assert "unknown agent 'nosuch'" in proc.stderr
+
+
+def test_tasks_check_reports_oracle_and_nop(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    ok = _mm("tasks", "check", str(tasks), "--backend", "local", "--seeds", "2")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "2/2 task×seed checks pass" in ok.stdout
+    # a task whose verifier passes with no work at all must fail the check (nop scores 1.0)
+    lazy = write_task(tmp_path / "lazy", "lazy", test_sh='echo 1.0 > "$MM_LOGS/reward.txt"\n')
+    bad = _mm("tasks", "check", str(lazy), "--backend", "local", "--seeds", "1")
+    assert bad.returncode == 1
+    assert "0/1 task×seed checks pass" in bad.stdout
