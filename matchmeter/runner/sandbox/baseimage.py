@@ -158,11 +158,18 @@ def task_image(client: Any, task_id: str, environment_dir: Path, dockerfile: str
     return tag
 
 
-def prune() -> int:
-    """Force-remove every container labelled matchmeter=1; return how many were removed."""
+def prune(label: str | None = None) -> int:
+    """Force-remove every container labelled matchmeter=1 (only those of one run label, if given).
+
+    Returns:
+        How many containers were removed.
+    """
     client = docker_client()
+    filters = [f"{policy.LABEL_KEY}={policy.LABEL_VALUE}"]
+    if label is not None:
+        filters.append(f"{policy.LABEL_RUN}={label}")
     removed = 0
-    for container in client.containers.list(all=True, filters={"label": f"{policy.LABEL_KEY}={policy.LABEL_VALUE}"}):
+    for container in client.containers.list(all=True, filters={"label": filters}):
         try:
             container.remove(force=True, v=True)
             removed += 1

@@ -31,12 +31,12 @@ START_TIMEOUT_S = 10.0
 def _root_binds() -> list[str]:
     """Read-only binds of the host's top-level entries (a ro `/` bind would forbid mkdir /app)."""
     args: list[str] = []
-    for entry in sorted(os.listdir("/")):
-        if entry in OWN_MOUNTS:
+    for entry in sorted(Path("/").iterdir()):
+        if entry.name in OWN_MOUNTS:
             continue
-        path = f"/{entry}"
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
+        path = str(entry)
+        if entry.is_symlink():
+            args += ["--symlink", str(entry.readlink()), path]
         else:
             args += ["--ro-bind-try", path, path]
     return args
@@ -93,7 +93,7 @@ class BwrapSandbox:
         while time.monotonic() < deadline:
             try:
                 pids = children.read_text().split()
-                if pids and os.readlink(f"/proc/{pids[0]}/cwd") == policy.APP_DIR:
+                if pids and str(Path(f"/proc/{pids[0]}/cwd").readlink()) == policy.APP_DIR:
                     return int(pids[0])
             except OSError:
                 pass
@@ -114,7 +114,11 @@ class BwrapSandbox:
         if self._destroyed or self._init is None or self._init.poll() is not None:
             raise SandboxError("bwrap sandbox is not running")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())
-        return policy.run_with_deadline([*self._nsenter_prefix(), "bash", "-c", command], timeout_s, full_env, None)
+        try:
+            return policy.run_with_deadline([*self._nsenter_prefix(), "bash", "-c", command], timeout_s, full_env, None)
+        except KeyboardInterrupt:
+            self.destroy()
+            raise
 
     def upload(self, src: Path, dest: str) -> None:
         policy.copy_path(Path(src), policy.to_host(dest, self.mounts, self.app_dir))

@@ -1,10 +1,10 @@
 """The Docker backend: one labelled container per trial, driven through the docker SDK.
 
 The container runs `sleep infinity` under docker's init (which reaps orphans), so services an exec
-starts in the background keep running for later execs. Each exec goes through a tiny `sh` wrapper
+starts in the background keep running for later execs. Each exec goes through a tiny bash wrapper
 that sends the command's output to a file and prints it after the command exits: a background child
 then never holds the exec's stream open, which would block the call forever. The command itself
-reaches `bash -c` as one positional argv element ("$@"), never re-parsed by a shell.
+reaches the inner `bash -c` as one positional argv element ("$@"), never re-parsed by a shell.
 Timeouts are enforced inside the container by `timeout -s KILL` (which kills the command's whole
 process group) and outside by a socket timeout, so even a stalled engine cannot block forever.
 """
@@ -25,8 +25,9 @@ from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, baseimage, policy
 
 # $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
-# the exec stream open, then the file is printed and the command's status returned.
-EXEC_WRAPPER = 'o=$(mktemp /tmp/.mm-out.XXXXXX) || exit 125; { "$@" >"$o" 2>&1 </dev/null; } 2>/dev/null; c=$?; cat "$o"; rm -f "$o"; exit $c'
+# the exec stream open, then the file is printed and the command's status returned. The wrapper's own
+# stderr is dropped (bash, not dash: dash writes "Killed" into the command's redirected stderr).
+EXEC_WRAPPER = 'exec 2>/dev/null; o=$(mktemp /tmp/.mm-out.XXXXXX) || exit 125; "$@" >"$o" 2>&1 </dev/null; c=$?; cat "$o"; rm -f "$o"; exit $c'
 ENGINE_SLACK_S = 60.0  # beyond the command's own timeout, how long the engine may take to answer
 SIGKILL_EXIT = 137
 
@@ -82,7 +83,7 @@ class DockerSandbox:
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.container_base_env())
         seconds = f"{max(timeout_s, 0.001):.3f}"
-        argv = ["sh", "-c", EXEC_WRAPPER, "sh", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
+        argv = ["bash", "-c", EXEC_WRAPPER, "mm-exec", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
         started = time.monotonic()
         output, code = self._raw_exec(argv, timeout_s, full_env)
         duration = time.monotonic() - started

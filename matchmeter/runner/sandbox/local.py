@@ -14,6 +14,7 @@ import secrets
 import shutil
 from pathlib import Path
 
+from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,15 @@ class LocalSandbox:
         self._destroyed = False
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+        if self._destroyed:
+            raise SandboxError("local sandbox was destroyed")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())
         full_env[MARKER_VAR] = self.marker
-        return policy.run_with_deadline(["bash", "-c", command], timeout_s, full_env, self.app_dir)
+        try:
+            return policy.run_with_deadline(["bash", "-c", command], timeout_s, full_env, self.app_dir)
+        except KeyboardInterrupt:
+            self.destroy()
+            raise
 
     def upload(self, src: Path, dest: str) -> None:
         policy.copy_path(Path(src), policy.to_host(dest, self.mounts, self.app_dir))
@@ -54,13 +61,12 @@ class LocalSandbox:
         """Host pids whose environment carries this sandbox's marker (every exec and its descendants)."""
         needle = f"{MARKER_VAR}={self.marker}".encode()
         found = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
                 continue
             try:
-                with open(f"/proc/{entry}/environ", "rb") as fh:
-                    if needle in fh.read().split(b"\0"):
-                        found.append(int(entry))
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
             except OSError:
                 continue
         return found

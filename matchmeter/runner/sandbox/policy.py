@@ -138,6 +138,9 @@ def hash_tree(paths: Sequence[str], resolve: callable) -> dict[str, str]:  # typ
 def run_with_deadline(argv: Sequence[str], timeout_s: float, env: Mapping[str, str], cwd: str | None) -> ExecResult:
     """Run argv in its own session, output to a file, killing the whole group on timeout or Ctrl-C.
 
+    Raises:
+        SandboxError: argv[0] cannot be started. KeyboardInterrupt is re-raised after the kill.
+
     Output goes to a temp file, not a pipe: a background child (`server &`) inherits the descriptor and
     would hold a pipe open forever, while the file is simply read once the foreground command exits.
     """

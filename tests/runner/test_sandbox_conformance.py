@@ -1,0 +1,305 @@
+"""One conformance suite every sandbox backend passes; what a backend cannot do is a declared gap.
+
+Most tests share one module-scoped sandbox per backend (docker containers are slow to make); the
+lifecycle tests (destroy, Ctrl-C, network on) create their own. Host processes are found by a unique
+`sleep <token>` argument in /proc, which sees into bwrap's and docker's pid namespaces alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shlex
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from matchmeter.errors import SandboxError
+from matchmeter.runner.sandbox import SandboxRequest, get_backend
+
+# Known gaps per backend, checked against the declared capabilities below so the list cannot drift.
+GAPS: dict[str, set[str]] = {
+    "local": {"isolated", "network_control", "resource_limits"},
+    "bwrap": {"resource_limits"},
+    "docker": set(),
+}
+PAYLOAD = "a \"dq\" 'sq' $HOME ${X:-y} `id` $(id) \\ \\n \\\\ ; | & * ? ~ # ! \t tab\nsecond line\n  trailing  "
+GENEROUS_S = 15.0  # a bound for "returned promptly" that no loaded CI box should hit
+
+
+@pytest.fixture(scope="module")
+def docker_base_image():
+    from matchmeter.runner.sandbox.baseimage import build_base_image
+
+    return build_base_image()  # ~50 s once per machine; a no-op when the image exists
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker), "local"],
+)
+def backend(request):
+    if request.param == "docker":
+        request.getfixturevalue("docker_base_image")
+    b = get_backend(request.param)
+    b.preflight()
+    return b
+
+
+def make_request(tmp: Path, label: str, **kw) -> SandboxRequest:
+    return SandboxRequest(task_id="conformance", environment_dir=tmp / "no-environment", label=label, **kw)
+
+
+@pytest.fixture(scope="module")
+def sandbox(backend, tmp_path_factory):
+    sb = backend.create(make_request(tmp_path_factory.mktemp("env"), f"conf-{secrets.token_hex(3)}", env={"REQ": "r1", "BOTH": "req"}))
+    yield sb
+    sb.destroy()
+
+
+def layout(sb) -> dict[str, str]:
+    out = sb.exec('printf "%s\\n%s\\n%s" "$MM_APP" "$MM_TESTS" "$MM_LOGS"', 10).output.split("\n")
+    return {"app": out[0], "tests": out[1], "logs": out[2]}
+
+
+def host_pids_with(token: str) -> list[int]:
+    """Host pids whose command line mentions token (works across pid namespaces: /proc is the host's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if token.encode() in cmdline and state != "Z" and entry.name != str(os.getpid()):
+                found.append(int(entry.name))
+    return found
+
+
+def wait_until(predicate, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def skip_if_gap(backend, gap: str) -> None:
+    if gap in GAPS[backend.name]:
+        pytest.skip(f"declared gap: {backend.name} is not {gap}")
+
+
+# ---------------------------------------------------------------- exec
+
+
+def test_capabilities_match_declared_gaps(backend):
+    caps = backend.capabilities
+    assert {flag for flag in ("isolated", "network_control", "resource_limits") if not getattr(caps, flag)} == GAPS[backend.name]
+    assert caps.persistent_processes is True
+
+
+def test_exec_output_exit_code_and_cwd(sandbox):
+    result = sandbox.exec('echo out; echo err >&2; pwd; printf "%s" "$MM_APP"; exit 7', 10)
+    assert result.output == f"out\nerr\n{sandbox.app_dir}\n{sandbox.app_dir}"
+    assert (result.exit_code, result.timed_out) == (7, False)
+    assert 0 < result.duration_s < GENEROUS_S
+
+
+def test_stdout_and_stderr_are_interleaved_in_order(sandbox):
+    result = sandbox.exec("for i in 1 2 3; do echo o$i; echo e$i >&2; done", 10)
+    assert result.output == "o1\ne1\no2\ne2\no3\ne3\n"
+
+
+def test_undecodable_output_is_replaced_not_fatal(sandbox):
+    result = sandbox.exec(r"printf 'ok\377\376end'", 10)
+    assert result.output == "ok\ufffd\ufffdend"
+
+
+def test_command_reaches_bash_as_one_exact_argv_element(sandbox):
+    printed = sandbox.exec(f"printf %s {shlex.quote(PAYLOAD)}", 10)
+    assert printed.output == PAYLOAD
+    heredoc = sandbox.exec(f"cat <<'MMEOF'\n{PAYLOAD}\nMMEOF", 10)
+    assert heredoc.output == PAYLOAD + "\n"
+    # bash's own argv ends with ["-c", command], byte for byte.
+    command = f"cat /proc/$$/cmdline; : {shlex.quote(PAYLOAD)}"
+    argv = sandbox.exec(command, 10).output.split("\0")
+    assert argv[-3:] == ["-c", command, ""]
+
+
+def test_env_layers_request_call_and_layout(sandbox):
+    result = sandbox.exec(
+        'printf "%s|%s|%s|%s" "$REQ" "$CALL" "$BOTH" "$MM_APP"; test -d "$MM_TESTS" && touch "$MM_LOGS/w" && test -f "$MM_LOGS/w"',
+        10, env={"CALL": "c1", "BOTH": "call", "MM_APP": "/elsewhere"},
+    )
+    assert result.output == f"r1|c1|call|{sandbox.app_dir}"
+    assert result.exit_code == 0
+    assert sandbox.exec('printf "%s" "${CALL-unset}"', 10).output == "unset"  # per-call env does not stick
+
+
+# ---------------------------------------------------------------- timeouts and background processes
+
+
+def test_timeout_kills_the_whole_group_and_returns_124(sandbox):
+    token = f"{secrets.randbelow(10**6) + 10**6}.7"
+    started = time.monotonic()
+    result = sandbox.exec(f'sleep {token} & echo $! > "$MM_LOGS/bg.pid"; sleep {token}', 1.0)
+    assert (result.exit_code, result.timed_out) == (124, True)
+    assert 1.0 <= result.duration_s < GENEROUS_S
+    assert time.monotonic() - started < GENEROUS_S
+    assert wait_until(lambda: host_pids_with(token) == []), "foreground or background sleep survived the timeout"
+
+
+def test_background_process_does_not_block_exec(sandbox):
+    token = f"{secrets.randbelow(10**6) + 10**6}.3"
+    for command in (f"sleep {token} &", f"nohup sleep {token} & disown", f"(sleep {token} &) ; echo started"):
+        result = sandbox.exec(command, 20)
+        assert result.timed_out is False, command
+        assert result.exit_code == 0
+    assert len(host_pids_with(token)) == 3
+
+
+@pytest.mark.parametrize("redirect", [">/dev/null 2>&1", ""])
+def test_background_service_persists_and_answers_on_loopback(sandbox, redirect):
+    port = free_port()
+    start = sandbox.exec(f"python3 -m http.server {port} --bind 127.0.0.1 {redirect} &", 20)
+    assert (start.exit_code, start.timed_out) == (0, False)
+    probe = (
+        "import socket,time\n"
+        "for _ in range(100):\n"
+        "    try:\n"
+        f"        s = socket.create_connection(('127.0.0.1', {port}), timeout=1); break\n"
+        "    except OSError: time.sleep(0.1)\n"
+        "s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); print(s.recv(12).decode())\n"
+    )
+    answer = sandbox.exec(f"python3 -c {shlex.quote(probe)}", 30)
+    assert answer.output == "HTTP/1.0 200\n"
+    curl = sandbox.exec(f"curl -s -o /dev/null -w '%{{http_code}}' http://127.0.0.1:{port}/", 20)
+    assert curl.output == "200"
+
+
+# ---------------------------------------------------------------- files
+
+
+def test_upload_download_round_trip(sandbox, tmp_path):
+    src = tmp_path / "src"
+    (src / "nested").mkdir(parents=True)
+    (src / "a.txt").write_text("alpha\n")
+    (src / "nested" / "bin.dat").write_bytes(bytes(range(256)))
+    dirs = layout(sandbox)
+    sandbox.upload(src, f"{dirs['app']}/up")
+    sandbox.upload(src / "a.txt", f"{dirs['tests']}/deep/one.txt")
+    assert sandbox.exec("cat up/a.txt; wc -c < up/nested/bin.dat; cat \"$MM_TESTS/deep/one.txt\"", 10).output == "alpha\n256\nalpha\n"
+    sandbox.exec('cp up/a.txt "$MM_LOGS/out.txt"; mkdir -p made/x; printf z > made/x/z', 10)
+    sandbox.download(f"{dirs['logs']}/out.txt", tmp_path / "back" / "out.txt")
+    sandbox.download("up", tmp_path / "back-dir")  # relative paths are relative to the workspace
+    sandbox.download(f"{dirs['app']}/made", tmp_path / "made")
+    assert (tmp_path / "back" / "out.txt").read_text() == "alpha\n"
+    assert (tmp_path / "back-dir" / "nested" / "bin.dat").read_bytes() == bytes(range(256))
+    assert (tmp_path / "made" / "x" / "z").read_text() == "z"
+    with pytest.raises(SandboxError):
+        sandbox.download(f"{dirs['app']}/no-such-file", tmp_path / "nothing")
+    with pytest.raises(SandboxError):
+        sandbox.upload(tmp_path / "no-such-src", f"{dirs['app']}/x")
+
+
+def test_snapshot_detects_created_modified_and_deleted_files(sandbox):
+    app = sandbox.app_dir
+    sandbox.exec("mkdir -p snap/sub && printf one > snap/a && printf two > snap/sub/b && printf three > snap/c", 10)
+    before = sandbox.snapshot(["snap", f"{app}/snap/a", "missing-dir"])
+    sha = lambda text: hashlib.sha256(text.encode()).hexdigest()  # noqa: E731
+    assert before == {"snap/a": sha("one"), "snap/sub/b": sha("two"), "snap/c": sha("three"), f"{app}/snap/a": sha("one")}
+    sandbox.exec("printf TWO > snap/sub/b && rm snap/c && printf four > snap/d", 10)
+    after = sandbox.snapshot(["snap"])
+    assert after == {"snap/a": sha("one"), "snap/sub/b": sha("TWO"), "snap/d": sha("four")}
+
+
+# ---------------------------------------------------------------- isolation
+
+
+def test_network_is_off_by_default(backend, sandbox):
+    skip_if_gap(backend, "network_control")
+    interfaces = sandbox.exec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", 10).output.split()
+    assert interfaces == ["lo"]
+
+
+def test_network_on_when_requested(backend, tmp_path):
+    skip_if_gap(backend, "network_control")
+    sb = backend.create(make_request(tmp_path, "conf-net", network=True))
+    try:
+        interfaces = sb.exec("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", 10).output.split()
+    finally:
+        sb.destroy()
+    assert "lo" in interfaces
+    assert len(interfaces) >= 2
+
+
+def test_writes_outside_the_workspace_never_reach_the_host(backend, sandbox):
+    skip_if_gap(backend, "isolated")
+    probe = Path(f"/var/tmp/mm-probe-{secrets.token_hex(4)}")
+    result = sandbox.exec(f"touch {probe} && echo wrote", 10)
+    assert not probe.exists()
+    if backend.name == "bwrap":  # the host filesystem itself is mounted read-only
+        assert result.exit_code != 0
+        assert "Read-only file system" in result.output
+        for target in ("/etc/mm-probe", "/usr/mm-probe", "/root/mm-probe", "/mm-probe"):
+            assert sandbox.exec(f"touch {target}", 10).exit_code != 0, target
+        assert sandbox.exec("mount -o remount,rw /etc", 10).exit_code != 0  # capabilities are dropped
+
+
+# ---------------------------------------------------------------- lifecycle
+
+
+def test_destroy_removes_processes_dirs_and_containers(backend, tmp_path):
+    label = f"conf-destroy-{secrets.token_hex(3)}"
+    sb = backend.create(make_request(tmp_path, label))
+    token = f"{secrets.randbelow(10**6) + 10**6}.9"
+    sb.exec(f"sleep {token} >/dev/null 2>&1 & setsid sleep {token} >/dev/null 2>&1 &", 20)
+    assert wait_until(lambda: len(host_pids_with(token)) == 2)
+    host_root = getattr(sb, "dirs", None)
+    sb.destroy()
+    sb.destroy()  # idempotent
+    assert wait_until(lambda: host_pids_with(token) == []), "a background process outlived destroy()"
+    if host_root is not None:
+        assert not host_root.root.exists()
+    if backend.name == "docker":
+        from matchmeter.runner.sandbox.baseimage import docker_client
+
+        assert docker_client().containers.list(all=True, filters={"label": f"matchmeter.label={label}"}) == []
+    with pytest.raises(SandboxError):
+        sb.exec("true", 5)
+
+
+def test_ctrl_c_during_exec_kills_the_command_and_destroys(backend, tmp_path):
+    label = f"conf-sigint-{secrets.token_hex(3)}"
+    sb = backend.create(make_request(tmp_path, label))
+    token = f"{secrets.randbelow(10**6) + 10**6}.1"
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sb.exec(f"sleep {token}", 60)
+        assert time.monotonic() - started < GENEROUS_S
+        assert wait_until(lambda: host_pids_with(token) == [])
+        with pytest.raises(SandboxError):
+            sb.exec("true", 5)  # the interrupt destroyed the sandbox before re-raising
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        sb.destroy()
