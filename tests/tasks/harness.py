@@ -6,6 +6,7 @@ and is killed with it afterwards; nothing outlives a `Trial`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,7 @@ from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import task_files
-from matchmeter.tasks.seeding import script_env, tree_digest
+from matchmeter.tasks.seeding import script_env, tree_files
 
 
 class Verdict(NamedTuple):
@@ -75,7 +76,14 @@ class Trial:
             assert proc.returncode == 0, f"{self.task.id} reference command failed: {command}\n{proc.stdout}"
 
     def app_digest(self) -> str:
-        return tree_digest(self.app)
+        """Digest of the workspace; git's index is left out because it caches file stat times."""
+        h = hashlib.sha256()
+        for path in tree_files(self.app):
+            rel = path.relative_to(self.app).as_posix()
+            if rel.endswith(".git/index"):
+                continue
+            h.update(rel.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        return h.hexdigest()
 
     def verify(self) -> Verdict:
         shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)

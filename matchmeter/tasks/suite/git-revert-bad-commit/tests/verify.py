@@ -1,0 +1,49 @@
+"""git-revert-bad-commit verifier: a new commit on top of the old head restores max_connections."""
+
+import re
+import subprocess
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+repo = APP / "service"
+
+
+def git(cwd, *args):
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+old_head = git(orig / "service", "rev-parse", "HEAD").strip()
+initial = git(orig / "service", "show", f"{git(orig / 'service', 'rev-list', '--max-parents=0', 'HEAD').strip()}:settings.ini")
+good_value = re.search(r"max_connections = (\d+)", initial).group(1)
+expected = {}
+for path in git(orig / "service", "ls-tree", "-r", "--name-only", "HEAD").split():
+    expected[path] = git(orig / "service", "show", f"HEAD:{path}")
+expected["settings.ini"] = expected["settings.ini"].replace("max_connections = 0", f"max_connections = {good_value}")
+
+
+def on_top():
+    head = git(repo, "rev-parse", "HEAD")
+    ancestor = subprocess.run(["git", "merge-base", "--is-ancestor", old_head, "HEAD"], cwd=repo).returncode == 0
+    return head is not None and head.strip() != old_head and ancestor
+
+
+def fixed():
+    text = git(repo, "show", "HEAD:settings.ini") or ""
+    return f"max_connections = {good_value}\n" in text and "max_connections = 0" not in text
+
+
+def others_kept():
+    if not on_top():
+        return 0
+    files = (git(repo, "ls-tree", "-r", "--name-only", "HEAD") or "").split()
+    return set(files) == set(expected) and all(git(repo, "show", f"HEAD:{p}") == expected[p] for p in expected)
+
+
+def clean():
+    return on_top() and git(repo, "status", "--porcelain") == ""
+
+
+grade({"history_kept": 0.3, "setting_restored": 0.4, "other_changes_kept": 0.2, "clean_tree": 0.1},
+      {"history_kept": on_top, "setting_restored": fixed, "other_changes_kept": others_kept, "clean_tree": clean})
