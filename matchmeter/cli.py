@@ -132,6 +132,43 @@ def env_prune() -> None:
     _console().print(f"removed {removed} leftover container(s)")
 
 
+# ------------------------------------------------------------------ calibrate / score (metrics)
+
+
+@app.command("calibrate")
+def calibrate(
+    runs: list[Path] = typer.Argument(..., help="Reference run directories (runs/<run-id>) on Original descriptions."),
+    out: Path = typer.Option(..., "--out", help="Calibration file to write (JSON)."),
+    alpha: float = typer.Option(0.5, min=0.0, max=1.0, help="AMS weight of TQ against AUBQC."),
+    reference_config: list[str] = typer.Option(None, "--reference-config", help="Reference configuration ids (default: all)."),
+) -> None:
+    """Freeze effort strata, budget grids and expensive-failure thresholds from reference runs."""
+    from matchmeter.metrics.calibration import calibrate_runs
+
+    cal = calibrate_runs(runs, out, alpha=alpha, reference_config_ids=reference_config or [])
+    sizes = ", ".join(f"{s} {c.n_tasks}" for s, c in cal.strata.items())
+    _console().print(f"calibration written: {out} ({len(cal.tasks)} tasks: {sizes}; "
+                     f"{len(cal.reference_configuration_ids)} reference configurations; digest {cal.reference_digest[:12]})",
+                     highlight=False)
+
+
+@app.command("score")
+def score(
+    runs: list[Path] = typer.Argument(..., help="Run directories (runs/<run-id>) to score."),
+    calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `matchmeter calibrate`."),
+    out_dir: Path = typer.Option(Path("scores"), "--out-dir", help="Where scores.csv and scores.json go."),
+    alpha: float = typer.Option(None, min=0.0, max=1.0, help="Override the calibration's α (an ablation)."),
+) -> None:
+    """AMS per configuration against a frozen calibration (never recalibrates)."""
+    from matchmeter.metrics.scoring import render_scores, score_runs, write_score_outputs
+
+    report = score_runs(runs, calibration, alpha=alpha)
+    paths = write_score_outputs(report, out_dir)
+    console = _console()
+    render_scores(report, console)
+    console.print("written: " + ", ".join(map(str, paths)), highlight=False)
+
+
 # ------------------------------------------------------------------ entry point
 
 
