@@ -149,7 +149,7 @@ def calibrate(
     sizes = ", ".join(f"{s} {c.n_tasks}" for s, c in cal.strata.items())
     _console().print(f"calibration written: {out} ({len(cal.tasks)} tasks: {sizes}; "
                      f"{len(cal.reference_configuration_ids)} reference configurations; digest {cal.reference_digest[:12]})",
-                     highlight=False)
+                     highlight=False, soft_wrap=True)
 
 
 @app.command("score")
@@ -166,7 +166,7 @@ def score(
     paths = write_score_outputs(report, out_dir)
     console = _console()
     render_scores(report, console)
-    console.print("written: " + ", ".join(map(str, paths)), highlight=False)
+    console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
 
 
 # ------------------------------------------------------------------ entry point

@@ -84,4 +84,4 @@ def render_scores(report: ScoreReport, console: Console) -> None:
         table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions))
     console.print(table)
     for cfg, reason in report.scores.excluded.items():
-        console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False)
+        console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False, soft_wrap=True)
