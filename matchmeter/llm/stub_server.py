@@ -101,7 +101,9 @@ def load_script(path: Path) -> ScriptedReplies:
 
 @dataclass
 class StubStats:
-    """Counters; `http_calls` counts chat-completion requests, faulted ones included."""
+    """Counters. `http_calls` counts chat-completion requests, faulted ones included; `usages` lists the
+    usage of every answered request in order; `authorized_calls` counts requests that carried an
+    Authorization header (its value is never kept)."""
 
     http_calls: int = 0
     requests: int = 0
@@ -109,6 +111,8 @@ class StubStats:
     models: list[str] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    usages: list[dict[str, Any]] = field(default_factory=list)
+    authorized_calls: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -184,6 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
         with stub.stats.lock:
             stub.stats.requests += 1
             stub.stats.http_calls += 1
+            stub.stats.authorized_calls += int(bool(self.headers.get("Authorization")))
             model = str(request.get("model", ""))
             if model not in stub.stats.models:
                 stub.stats.models.append(model)
@@ -219,6 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
         with stub.stats.lock:
             stub.stats.prompt_tokens += usage["prompt_tokens"]
             stub.stats.completion_tokens += usage["completion_tokens"]
+            stub.stats.usages.append(usage)
         model = reply.model or str(request.get("model", ""))
         headers = {SIM_HEADER: "1"} if reply.simulated else None
         if request.get("stream"):

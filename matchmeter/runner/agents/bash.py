@@ -42,7 +42,7 @@ Rules:
    <one command>
    ```
    A reply with no ```bash block or with several is rejected and still uses up a turn.
-2. Each command runs as `bash -c <command>` in the working directory {app_dir}. Every command starts
+2. Each command runs as `bash -c <command>` in the working directory ($MM_APP). Every command starts
    a fresh shell: `cd` and `export` do not carry over, so chain with && when needed.
 3. There is no terminal input: do not start editors, pagers or anything that waits for a keypress.
 4. When the task is complete, reply with a block that contains only the word submit:
@@ -51,7 +51,7 @@ Rules:
    ```
 
 Budgets for this task: at most {steps} commands, {tokens} model tokens and ${usd:g} of model spend.
-Deadline: {remaining_s:.0f} seconds from now. One command is killed after {command_s:g} seconds.
+Wall-clock limit: {deadline_s:g} seconds for the whole task. One command is killed after {command_s:g} seconds.
 Outputs longer than {limit} bytes are cut in the middle, and the cut is marked.
 {contract}"""
 
@@ -129,10 +129,14 @@ class BashAgent:
     # ------------------------------------------------------------------ helpers
 
     def system_prompt(self, session: AgentSession) -> str:
+        """The rules, budgets and limit. Built from configured values only (not the clock), so identical
+        trials send identical prompts and a rerun is served from the cache; the workspace is named $MM_APP,
+        not by its path, because the local backend's path is a fresh temp dir per trial."""
         note = contract_note(self.configuration.contract)
         return SYSTEM_PROMPT.format(
-            app_dir=session.sandbox.app_dir, steps=session.budgets.steps, tokens=session.budgets.tokens,
-            usd=session.budgets.usd, remaining_s=max(session.remaining_s(), 0), limit=OUTPUT_LIMIT_BYTES,
+            steps=session.budgets.steps, tokens=session.budgets.tokens,
+            usd=session.budgets.usd, deadline_s=min(session.budgets.wall_s, self.task.timeouts.agent_s),
+            limit=OUTPUT_LIMIT_BYTES,
             command_s=self.task.timeouts.command_s, contract=f"\n{note}\n" if note else "",
         )
 

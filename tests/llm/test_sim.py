@@ -1,0 +1,131 @@
+"""sim/<persona> models: deterministic plans from the reference path, seeded imperfections, SIMULATED marks."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from matchmeter.llm.sim import (
+    PERSONAS,
+    build_plan,
+    escape_for_double_quotes,
+    explicitness,
+    next_reply,
+    sim_api_base,
+)
+from matchmeter.runner.transport import DISCLOSED_NOTE
+from matchmeter.schema import TaskSpec
+
+REF = ["mkdir -p out", "cp data/input.txt out/a.txt", "wc -l < data/input.txt > out/count.txt",
+       "echo \"done $USER\" > out/log.txt"]
+TERSE = "Copy the input."
+EXPLICIT = ("1. Create the directory `out`.\n2. Copy `data/input.txt` to `out/a.txt`.\n"
+            "3. Write the line count of `data/input.txt` to `out/count.txt`.\n4. Log `done` to `out/log.txt`.\n"
+            + "Keep every other file unchanged and do not touch anything outside the working directory. " * 8)
+
+
+def _task(commands=REF) -> TaskSpec:
+    return TaskSpec(id="multi-step", source_family="terminal", category="file-ops", difficulty="easy",
+                    instruction=TERSE, subgoals=[{"name": "a", "weight": 1}],
+                    reference_paths=[{"commands": commands}])
+
+
+def _conversation(description: str, assistant_turns: int, system: str = "rules") -> list[dict]:
+    msgs = [{"role": "system", "content": system},
+            {"role": "user", "content": f"Complete this task.\n\n<description>\n{description}\n</description>\n"}]
+    for i in range(assistant_turns):
+        msgs += [{"role": "assistant", "content": f"turn {i}"}, {"role": "user", "content": "<returncode>0"}]
+    return msgs
+
+
+def test_sim_api_base_puts_task_and_seed_in_the_path():
+    assert sim_api_base("http://127.0.0.1:8123/", "sort-inbox", 2) == "http://127.0.0.1:8123/sim/sort-inbox/2/v1"
+
+
+def test_expert_follows_the_reference_path_then_submits():
+    plan = build_plan(_task(), 0, "expert", TERSE)
+    assert [a.command for a in plan] == [*REF, "submit"]
+
+
+def test_plans_are_deterministic_and_vary_with_seed():
+    task = _task()
+    for persona in PERSONAS:
+        assert build_plan(task, 3, persona, TERSE) == build_plan(task, 3, persona, TERSE)
+    assert len({tuple(build_plan(task, s, "explorer", TERSE)) for s in range(8)}) > 3
+    assert len({tuple(build_plan(task, s, "sloppy", TERSE)) for s in range(8)}) > 3
+
+
+def test_sloppy_makes_mistakes_then_corrects_and_quitter_gives_up_early():
+    task = _task()
+    sloppy = [build_plan(task, s, "sloppy", TERSE) for s in range(20)]
+    mistakes = [a for plan in sloppy for a in plan if a.kind == "command" and a.command not in REF]
+    assert mistakes
+    assert all("correcting" in plan[plan.index(m) + 1].note for plan in sloppy for m in plan
+                            if m in mistakes)
+    assert any(a.kind == "noformat" for plan in sloppy for a in plan)
+    for s in range(20):
+        quitter = build_plan(task, s, "quitter", TERSE)
+        assert quitter[-1].kind == "submit"
+        assert "give up" in quitter[-1].note
+        assert len([a for a in quitter if a.command in REF]) <= 1
+
+
+def test_clearer_description_lowers_the_skip_rate():
+    assert explicitness(TERSE) < 0.05 < 0.9 < explicitness(EXPLICIT)
+    task = _task()
+
+    def skips(persona: str, description: str) -> int:
+        n = 0
+        for s in range(300):
+            done = {a.command for a in build_plan(task, s, persona, description)}
+            n += any(c not in done for c in REF)
+        return n
+
+    assert skips("sloppy", TERSE) > 2 * skips("sloppy", EXPLICIT)
+    assert skips("explorer", TERSE) > skips("explorer", EXPLICIT)
+    assert skips("expert", TERSE) == 0
+
+
+def test_disclosed_contract_makes_careful_personas_escape_for_double_quotes():
+    assert escape_for_double_quotes('echo "done $USER"') == 'echo \\"done \\$USER\\"'
+    text, _ = next_reply(_task([REF[3]]), 0, "expert", _conversation(TERSE, 0, system=DISCLOSED_NOTE))
+    assert '```bash\necho \\"done \\$USER\\" > out/log.txt\n```' in text
+    text, _ = next_reply(_task([REF[3]]), 0, "expert", _conversation(TERSE, 0))
+    assert '```bash\necho "done $USER" > out/log.txt\n```' in text
+
+
+def test_every_reply_says_simulated_and_verbosity_varies():
+    task = _task()
+    lengths = set()
+    for persona in PERSONAS:
+        for turn in range(4):
+            text, reasoning = next_reply(task, 1, persona, _conversation(TERSE, turn))
+            assert text.startswith(f"THOUGHT (SIMULATED sim/{persona}):")
+            assert reasoning >= 0
+            lengths.add(len(text))
+    assert len(lengths) > 8
+    text, _ = next_reply(task, 1, "expert", _conversation(TERSE, 50))
+    assert "```bash\nsubmit\n```" in text
+
+
+def test_stub_serves_sim_models_on_the_task_path(make_stub):
+    task = _task()
+    stub = make_stub(tasks={task.id: task})
+    body = json.dumps({"model": "sim/expert", "messages": _conversation(TERSE, 1)}).encode()
+    req = urllib.request.Request(f"{sim_api_base(stub.url, task.id, 0)}/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        data, header = json.loads(resp.read()), resp.headers["X-Matchmeter-Simulated"]
+    assert header == "1"
+    assert data["system_fingerprint"] == "matchmeter-stub-simulated"
+    assert data["model"] == "sim/expert"
+    assert f"```bash\n{REF[1]}\n```" in data["choices"][0]["message"]["content"]
+    bad = urllib.request.Request(f"{stub.api_base}/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(bad, timeout=10)
+    assert err.value.code == 400
+    assert b"sim_api_base" in err.value.read()
