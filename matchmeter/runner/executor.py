@@ -70,7 +70,7 @@ OnResult = Callable[[ExecutionResult], None]
 
 
 def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: SandboxBackend, backend_name: str,
-             api_base_for: ApiBaseFor) -> ExecutionResult:
+             api_base_for: ApiBaseFor, allow_incompatible: bool = False) -> ExecutionResult:
     outcome: TrialOutcome | None = None
     for _ in range(INFRA_RETRIES + 1):
         staging = store.staging_dir(item.key)
@@ -78,6 +78,7 @@ def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: Sand
             run_id=run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=backend,
             backend_name=backend_name, logs_dir=staging / "logs", api_base=api_base_for(item),
+            allow_incompatible=allow_incompatible,
         ))
         if outcome.result.failure_mode != "infra_error":
             break
@@ -95,6 +96,7 @@ def execute_plan(
     concurrency: int = 1,
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
+    allow_incompatible: bool = False,
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
@@ -115,7 +117,8 @@ def execute_plan(
                     item = next(queue, None)
                     if item is None:
                         break
-                    pending.add(pool.submit(_run_one, item, store, run_id, backend, backend_name, api_base_for))
+                    pending.add(pool.submit(_run_one, item, store, run_id, backend, backend_name, api_base_for,
+                                             allow_incompatible))
                 if not pending:
                     break
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -119,7 +119,8 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
         api_base_for = _api_base_for(stub_url)
         with _progress(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
             results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
-                                   api_base_for=api_base_for, on_result=on_result)
+                                   api_base_for=api_base_for, on_result=on_result,
+                                   allow_incompatible=request.allow_incompatible)
     store.rebuild_table()
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
                       executed=len(results), results=results)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from matchmeter.errors import MatchmeterError, VerifierError
 from matchmeter.runner.agents import get_agent
+from matchmeter.runner.agents.adapters import needs_network
+from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import Sandbox, SandboxBackend, SandboxRequest
@@ -49,6 +51,7 @@ class TrialRequest:
     logs_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
+    allow_incompatible: bool = False  # keep executions whose CLI reports another model (seed 002)
 
 
 @dataclass
@@ -124,7 +127,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         env = {"MM_SEED": str(req.seed), **req.env}
         sandbox = req.backend.create(SandboxRequest(
             task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
-            network=task.environment.network, env=env, label=req.run_id,
+            network=task.environment.network or needs_network(config), env=env, label=req.run_id,
         ))
         app, tests, logs = sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS")
         sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
@@ -152,6 +155,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
                 raise
             agent_failure = exc
         phases.end()
+        # Effective-model check (seed 002, adapters/model_check.py): a mismatch outranks other agent failures.
+        agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
 
         phases.start("verify")
         after = sandbox.snapshot(protected) if protected else {}

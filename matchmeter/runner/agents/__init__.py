@@ -38,6 +38,15 @@ AGENTS: dict[str, str] = {
     "nop": "matchmeter.runner.agents.nop:NopAgent",
     "replay": "matchmeter.runner.agents.replay:ReplayAgent",
     "bash": "matchmeter.runner.agents.bash:BashAgent",
+    # CLI adapters (one file each under adapters/; profiles via `matchmeter agents profiles`)
+    "mini-swe-agent": "matchmeter.runner.agents.adapters.mini_swe_agent:MiniSweAgentAdapter",
+    "aider": "matchmeter.runner.agents.adapters.aider:AiderAdapter",
+    "codex": "matchmeter.runner.agents.adapters.codex:CodexAdapter",
+    "claude-code": "matchmeter.runner.agents.adapters.claude_code:ClaudeCodeAdapter",
+    "qwen-code": "matchmeter.runner.agents.adapters.qwen_code:QwenCodeAdapter",
+    "gemini-cli": "matchmeter.runner.agents.adapters.gemini_cli:GeminiCliAdapter",
+    "kimi": "matchmeter.runner.agents.adapters.kimi:KimiAdapter",
+    "opencode": "matchmeter.runner.agents.adapters.opencode:OpenCodeAdapter",
 }
 
 

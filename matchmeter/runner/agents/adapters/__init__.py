@@ -1,0 +1,37 @@
+"""CLI adapters: one file per agent CLI, each a profile plus a log parser on top of `base.CLIAdapter`.
+
+`ADAPTERS` is the adapter part of the agent registry (`matchmeter.runner.agents.AGENTS`). `profiles()` imports them lazily for `matchmeter agents profiles`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from matchmeter.runner.agents import AGENTS
+
+if TYPE_CHECKING:
+    from matchmeter.runner.agents.adapters.base import AdapterProfile
+    from matchmeter.schema import Configuration
+
+# The registry lines live in matchmeter.runner.agents.AGENTS (one place); these are the CLI adapters among them.
+ADAPTERS: dict[str, str] = {name: target for name, target in AGENTS.items() if ".agents.adapters." in target}
+
+
+def adapter_class(name: str) -> type | None:
+    target = ADAPTERS.get(name)
+    if target is None:
+        return None
+    module_name, _, cls_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), cls_name)
+
+
+def profiles() -> list[AdapterProfile]:
+    """Every built-in adapter's profile, in registry order."""
+    return [adapter_class(name).profile() for name in ADAPTERS]  # type: ignore[union-attr]
+
+
+def needs_network(configuration: Configuration) -> bool:
+    """Whether the configuration's agent runs a CLI that calls its model endpoint from inside the sandbox."""
+    cls = adapter_class(configuration.agent.name)
+    return bool(cls is not None and cls.profile().needs_network)

@@ -1,0 +1,320 @@
+"""The CLI adapter base: a machine-readable profile per CLI, and one class that runs any of them headless.
+
+An adapter file declares its `AdapterProfile` (flags, env var names, model/base-URL plumbing, prompt
+mode, log location and format, install spec) and a parser `parse_log(text) -> ParsedLog`; `CLIAdapter`
+assembles the command, runs it through `session.sandbox.exec` with the session's deadline, reads the
+CLI's own log, and reports steps and model calls to the session (priced from `matchmeter/llm/prices.toml`).
+
+Secrets: env var values are taken from the host environment at run time and handed to the sandbox only
+as process environment. They never enter the command string, and every captured output or log is
+scrubbed of them before it is parsed, so they cannot reach trajectories, results or errors.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import secrets
+import shlex
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, UserError
+from matchmeter.schema import ModelCall, Step, TokenUsage
+
+if TYPE_CHECKING:
+    from matchmeter.runner.agents.session import AgentSession
+    from matchmeter.schema import Configuration, TaskSpec
+
+PLACEHOLDER_KEY = "matchmeter-no-key"  # CLIs refuse to start without some key; a local stub ignores it
+MIN_SECRET_LEN = 4  # shorter values would scrub ordinary text
+
+
+class InstallSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["pypi", "npm", "binary"] = Field(description="Where the CLI comes from.")
+    package: str = Field(description="PyPI/npm package name (or the binary's name).")
+    version: str = Field("", description="Pinned version the profile was written for.")
+    executable: str = Field(description="Executable the package installs.")
+
+
+class AdapterProfile(BaseModel):
+    """What a configuration actually runs: printed by `matchmeter agents profiles` and stored with results."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    version: str = Field(description="CLI version the profile and parser were written against.")
+    verified: bool = Field(description="True only once an end-to-end run here confirmed command and parser.")
+    approval_mode: str = Field(description="How the CLI approves actions in headless mode.")
+    sandbox: str = Field(description="The CLI's own sandbox setting (matchmeter's sandbox is always outside).")
+    flags: tuple[str, ...] = Field(description="Fixed flags for the headless run.")
+    prompt_mode: Literal["argv", "stdin", "file"]
+    prompt_flag: str | None = Field(None, description="Flag before the prompt (argv/file modes); None = positional.")
+    env_vars: tuple[str, ...] = Field((), description="Host env var NAMES passed through (values never stored).")
+    api_key_env: str | None = Field(None, description="Env var the CLI reads its API key from.")
+    model_flag: str | None = Field(None, description="Flag taking the model name.")
+    model_prefix: Literal["keep", "strip"] = Field("keep", description="Pass the litellm provider prefix or not.")
+    base_url_env: str | None = Field(None, description="Env var carrying the OpenAI-compatible endpoint.")
+    base_url_flag: str | None = Field(None, description="Flag carrying the endpoint.")
+    log_location: str = Field(description="'stdout', or a file under the agent state dir ($MM_AGENT_STATE).")
+    log_format: str = Field(description="What the parser reads.")
+    install: InstallSpec
+    needs_network: bool = Field(True, description="The CLI calls a model endpoint from inside the sandbox.")
+    notes: str = ""
+
+
+class ParsedLog(NamedTuple):
+    steps: list[Step]
+    calls: list[ModelCall]
+    reported_models: list[str]
+    final_message: str = ""
+
+
+class RunContext(NamedTuple):
+    state_dir: str  # in-sandbox dir for the CLI's HOME, config and logs; removed afterwards
+    model: str  # model name as the CLI wants it
+    api_base: str | None
+    prompt: str
+
+
+def scrub(text: str, secret_values: dict[str, str]) -> str:
+    """Replace every secret value by `[REDACTED:<NAME>]`."""
+    for name, value in secret_values.items():
+        if value and len(value) >= MIN_SECRET_LEN:
+            text = text.replace(value, f"[REDACTED:{name}]")
+    return text
+
+
+def strip_provider(model: str) -> str:
+    return model.split("/", 1)[1] if "/" in model else model
+
+
+class CLIAdapter:
+    """Runs one CLI headless in the sandbox and turns its own log into our trajectory."""
+
+    PROFILE: ClassVar[AdapterProfile]
+
+    def __init__(self, *, configuration: Configuration, task: TaskSpec) -> None:
+        self.configuration, self.task = configuration, task
+        self.name = self.PROFILE.name
+        if not configuration.model:
+            raise UserError(f"agent {self.name!r} needs a model", "--model", "pass --model <litellm model string>")
+        if configuration.transport != "raw":
+            raise UserError(f"agent {self.name!r} runs its own commands; transports do not apply",
+                            "--transport", "use --transport raw with CLI adapters")
+        self.executable: str | None = configuration.agent.options.get("cli_path")
+
+    @classmethod
+    def profile(cls) -> AdapterProfile:
+        return cls.PROFILE
+
+    @classmethod
+    def parse_log(cls, text: str) -> ParsedLog:
+        """The CLI's log text → steps, model calls (tokens by class, reported model), reported models."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ hooks (override in small adapters)
+
+    def extra_args(self, ctx: RunContext) -> list[str]:
+        """Flags that depend on the run (log paths, config files)."""
+        return []
+
+    def prepare_files(self, ctx: RunContext) -> dict[str, str]:
+        """Files to write under the state dir before the run (name → content)."""
+        return {}
+
+    def extra_env(self, ctx: RunContext) -> dict[str, str]:
+        return {}
+
+    # ------------------------------------------------------------ the Agent protocol
+
+    def setup(self, session: AgentSession) -> None:
+        if self.executable:
+            return
+        spec = self.PROFILE.install
+        if spec.kind == "pypi":
+            from matchmeter.runner.agents.adapters.install import ensure_installed
+
+            self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
+            return
+        found = session.sandbox.exec(f"command -v {shlex.quote(spec.executable)}", 30)
+        if found.exit_code != 0 or not found.output.strip():
+            raise AgentError(f"{spec.executable} is not installed in the sandbox: install {spec.kind} package "
+                             f"{spec.package}@{spec.version or 'latest'} or pass agent option cli_path")
+        self.executable = found.output.strip().splitlines()[-1]
+
+    def run(self, description: str, session: AgentSession) -> None:
+        profile = self.PROFILE
+        model = self.configuration.model or ""
+        ctx = RunContext(
+            state_dir=f"/tmp/mm-agent-{self.name}-{secrets.token_hex(4)}",
+            model=strip_provider(model) if profile.model_prefix == "strip" else model,
+            api_base=session.api_base or self.configuration.agent.options.get("api_base"),
+            prompt=description,
+        )
+        env, secret_values = self._env(ctx)
+        command = self._command(ctx)
+        result = session.sandbox.exec(command, max(session.remaining_s(), 1.0), env)
+        output = scrub(result.output, secret_values)
+        log_text = output
+        if profile.log_location != "stdout":
+            log_path = f"{ctx.state_dir}/{profile.log_location}"
+            log_text = scrub(session.sandbox.exec(f"cat {shlex.quote(log_path)} 2>/dev/null", 60).output, secret_values)
+        session.sandbox.exec(f"rm -rf {shlex.quote(ctx.state_dir)}", 60)
+        try:
+            parsed = self.parse_log(log_text)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise AgentError(f"{self.name}: unreadable {profile.log_format}: {exc}; output tail: {output[-300:]!r}") from exc
+        self._report(parsed, session)
+        if result.timed_out:
+            raise AgentTimeout(f"{self.name} ran past the agent deadline")
+        if result.exit_code != 0 and not parsed.calls:
+            raise AgentError(f"{self.name} exited {result.exit_code} without a model call: {output.strip()[-400:]}")
+
+    # ------------------------------------------------------------ assembly
+
+    def _env(self, ctx: RunContext) -> tuple[dict[str, str], dict[str, str]]:
+        """Process env for the CLI, and the secret values to scrub (name → value)."""
+        profile = self.PROFILE
+        env = {"HOME": ctx.state_dir, "MM_AGENT_STATE": ctx.state_dir, "NO_COLOR": "1", "TERM": "dumb"}
+        secret_values = {name: os.environ[name] for name in profile.env_vars if os.environ.get(name)}
+        env.update(secret_values)
+        key_source = self.configuration.agent.options.get("api_key_env")
+        if profile.api_key_env:
+            value = os.environ.get(key_source or profile.api_key_env, "")
+            env[profile.api_key_env] = value or PLACEHOLDER_KEY
+            if value:
+                secret_values[key_source or profile.api_key_env] = value
+        if profile.base_url_env and ctx.api_base:
+            env[profile.base_url_env] = ctx.api_base
+        env.update(self.extra_env(ctx))
+        return env, secret_values
+
+    def _command(self, ctx: RunContext) -> str:
+        """One shell line: make the state dir, write files, run the CLI (argv quoted, no secrets)."""
+        profile = self.PROFILE
+        files = dict(self.prepare_files(ctx))
+        argv: list[str] = [self.executable or profile.install.executable, *profile.flags]
+        if profile.model_flag:
+            argv += [profile.model_flag, ctx.model]
+        if profile.base_url_flag and ctx.api_base:
+            argv += [profile.base_url_flag, ctx.api_base]
+        argv += self.extra_args(ctx)
+        redirect = ""
+        if profile.prompt_mode == "argv":
+            argv += [profile.prompt_flag, ctx.prompt] if profile.prompt_flag else [ctx.prompt]
+        else:
+            files["prompt.txt"] = ctx.prompt
+            prompt_path = f"{ctx.state_dir}/prompt.txt"
+            if profile.prompt_mode == "stdin":
+                redirect = f" < {shlex.quote(prompt_path)}"
+            else:
+                argv += [profile.prompt_flag, prompt_path] if profile.prompt_flag else [prompt_path]
+        parts = [f"mkdir -p {shlex.quote(ctx.state_dir)}"]
+        for name, content in files.items():
+            b64 = base64.b64encode(content.encode()).decode()
+            parts.append(f"printf %s {b64} | base64 -d > {shlex.quote(ctx.state_dir + '/' + name)}")
+        return " && ".join(parts) + " && " + shlex.join(argv) + redirect + " 2>&1"
+
+    # ------------------------------------------------------------ reporting
+
+    def _report(self, parsed: ParsedLog, session: AgentSession) -> None:
+        """Price and record every call, adopt the steps; budget overruns are raised after all is recorded."""
+        overrun: BudgetExceeded | AgentTimeout | None = None
+        for call in parsed.calls:
+            try:
+                session.record_model_call(self._priced(call))
+            except (BudgetExceeded, AgentTimeout) as exc:
+                overrun = overrun or exc
+        for name in parsed.reported_models:
+            if name not in session.trajectory.reported_models:
+                session.trajectory.reported_models.append(name)
+        try:
+            session.add_steps(parsed.steps)
+        except (BudgetExceeded, AgentTimeout) as exc:
+            overrun = overrun or exc
+        session.trajectory.final_message = parsed.final_message
+        if overrun is not None:
+            raise overrun
+
+    def _priced(self, call: ModelCall) -> ModelCall:
+        """Cost = tokens × the price of the model that ran (the reported one when the table knows it)."""
+        from matchmeter.llm.pricing import PriceTable
+
+        if call.cost.usd is None:  # the parser already knows the cost is unknown (no usage in the log)
+            return call.model_copy(update={"model": self.configuration.model or call.model})
+        table = PriceTable.load()
+        configured = self.configuration.model or call.model
+        name = call.reported_model if call.reported_model and table.lookup(call.reported_model) else configured
+        return call.model_copy(update={"model": configured, "cost": table.cost(name, call.tokens)})
+
+
+# ---------------------------------------------------------------- helpers for parsers
+
+
+def as_int(value: Any) -> int:
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    """Every line of `text` that is a JSON object (CLIs interleave banners and warnings)."""
+    import json
+
+    events = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                events.append(obj)
+    return events
+
+
+def last_json_object(text: str) -> dict[str, Any]:
+    """The last top-level JSON object in `text` (a single-document `--output-format json`)."""
+    import json
+
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] | None = None
+    for match in re.finditer(r"^\{", text, re.MULTILINE):
+        try:
+            obj, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            found = obj
+    if found is None:
+        raise ValueError("no JSON object in the output")
+    return found
+
+
+def openai_usage(usage: dict[str, Any] | None) -> TokenUsage:
+    """OpenAI-shaped usage → our classes (prompt includes cached, completion includes reasoning)."""
+    usage = usage or {}
+    prompt, completion = as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens"))
+    cached = as_int((usage.get("prompt_tokens_details") or {}).get("cached_tokens"))
+    reasoning = as_int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens"))
+    cached, reasoning = min(cached, prompt), min(reasoning, completion)
+    return TokenUsage(input=prompt - cached, cached_input=cached, output=completion - reasoning, reasoning=reasoning)
+
+
+def epoch(value: Any) -> datetime | None:
+    """A Unix timestamp (s) or ISO string → UTC datetime, None when absent."""
+    if isinstance(value, int | float) and value > 0:
+        return datetime.fromtimestamp(float(value), UTC)
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None

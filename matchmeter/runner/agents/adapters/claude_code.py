@@ -1,0 +1,126 @@
+"""Claude Code (`claude -p --output-format stream-json --verbose`): JSONL messages with usage and model.
+
+Log (stdout, one JSON object a line): `{"type":"system","subtype":"init","model":…}`; `{"type":
+"assistant","message":{"id","model","content":[text | tool_use{id,name,input}],"usage":{input_tokens,
+cache_creation_input_tokens,cache_read_input_tokens,output_tokens}}}` — one API message may arrive as
+several events sharing `message.id` and the same usage, so calls are counted once per id;
+`{"type":"user","message":{"content":[tool_result{tool_use_id,content,is_error}]}}` closes a step;
+`{"type":"result","result":…}` carries the final text. Anthropic's `input_tokens` excludes cache
+reads (our cached_input) and cache writes (counted as input: the price table has no write class).
+qwen-code writes the same message shapes (see qwen_code.py), with OpenAI-style usage.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from matchmeter.runner.agents.adapters.base import (
+    AdapterProfile,
+    CLIAdapter,
+    InstallSpec,
+    ParsedLog,
+    as_int,
+    json_lines,
+)
+from matchmeter.schema import ModelCall, Step, TokenUsage
+
+
+def _tokens(usage: dict[str, Any], input_includes_cached: bool) -> TokenUsage:
+    cached = as_int(usage.get("cache_read_input_tokens") or usage.get("cached_tokens"))
+    raw_input = as_int(usage.get("input_tokens"))
+    if input_includes_cached:
+        cached = min(cached, raw_input)
+        uncached = raw_input - cached
+    else:
+        uncached = raw_input + as_int(usage.get("cache_creation_input_tokens"))
+    output = as_int(usage.get("output_tokens"))
+    reasoning = min(as_int(usage.get("reasoning_tokens") or usage.get("thoughts_tokens")), output)
+    return TokenUsage(input=uncached, cached_input=cached, output=output - reasoning, reasoning=reasoning)
+
+
+def _tool_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return "" if content is None else str(content)
+
+
+def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bool) -> ParsedLog:
+    """Claude-style system/assistant/user/result events → ParsedLog (shared with qwen-code)."""
+    calls: list[ModelCall] = []
+    reported: list[str] = []
+    seen_ids: set[str] = set()
+    open_tools: dict[str, Step] = {}
+    steps: list[Step] = []
+    final = ""
+    for event in events:
+        kind, message = event.get("type"), event.get("message") or {}
+        if kind == "system" and event.get("model") and event["model"] not in reported:
+            reported.append(str(event["model"]))
+        elif kind == "assistant":
+            name = str(message.get("model") or "")
+            if name and name not in reported:
+                reported.append(name)
+            mid = str(message.get("id") or f"anon-{len(calls)}")
+            if "usage" in message and mid not in seen_ids:
+                seen_ids.add(mid)
+                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
+                                       tokens=_tokens(message["usage"], input_includes_cached)))
+            for part in message.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "tool_use":
+                    args = part.get("input") or {}
+                    step = Step(index=len(steps), command=args.get("command") if isinstance(args, dict) else None,
+                                tool_call={"name": part.get("name"), "arguments": args})
+                    steps.append(step)
+                    open_tools[str(part.get("id"))] = step
+        elif kind == "user":
+            for part in message.get("content") or []:
+                if isinstance(part, dict) and part.get("type") == "tool_result":
+                    step = open_tools.pop(str(part.get("tool_use_id")), None)
+                    if step is not None:
+                        step.output = _tool_text(part.get("content"))
+                        step.output_bytes = len(step.output.encode())
+                        step.exit_code = 1 if part.get("is_error") else None
+        elif kind == "result":
+            final = str(event.get("result") or "")
+    return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
+
+
+class ClaudeCodeAdapter(CLIAdapter):
+    PROFILE = AdapterProfile(
+        name="claude-code",
+        version="2.0",
+        verified=False,
+        approval_mode="--dangerously-skip-permissions (every tool call approved)",
+        sandbox="none (matchmeter's sandbox is the boundary)",
+        flags=("-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"),
+        prompt_mode="argv",
+        prompt_flag=None,
+        env_vars=(),
+        api_key_env="ANTHROPIC_API_KEY",
+        model_flag="--model",
+        model_prefix="strip",
+        base_url_env="ANTHROPIC_BASE_URL",
+        log_location="stdout",
+        log_format="claude stream-json JSONL (system/assistant/user/result)",
+        install=InstallSpec(kind="npm", package="@anthropic-ai/claude-code", version="", executable="claude"),
+        notes="Needs an Anthropic-compatible endpoint (the loopback stub is OpenAI-only): not run here.",
+    )
+
+    @classmethod
+    def parse_log(cls, text: str) -> ParsedLog:
+        return parse_message_events(json_lines(text), input_includes_cached=False)
+
+
+def json_array_or_lines(text: str) -> list[dict[str, Any]]:
+    """The first JSON array of events in `text` (qwen `--output-format json`), else JSONL (stream-json)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"^\[", text, re.MULTILINE):
+        try:
+            data, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, list):
+            return [e for e in data if isinstance(e, dict)]
+    return json_lines(text)

@@ -1,0 +1,74 @@
+"""Codex CLI (`codex exec --json`): JSONL thread/turn/item events with per-turn token usage.
+
+Log (stdout): `thread.started`, `turn.started`, `item.started|updated|completed` with `item` of type
+`command_execution` (`command`, `aggregated_output`, `exit_code`), `agent_message` (`text`),
+`file_change`, `reasoning`…, and `turn.completed` with `usage` {input_tokens (cached included),
+cached_input_tokens, output_tokens, reasoning_output_tokens}. A turn may span several API requests;
+each `turn.completed` becomes one model call. The JSON events name no model; an event that carries a
+`model` field (newer versions) is taken as the reported model, else nothing is reported.
+"""
+
+from __future__ import annotations
+
+from matchmeter.runner.agents.adapters.base import (
+    AdapterProfile,
+    CLIAdapter,
+    InstallSpec,
+    ParsedLog,
+    as_int,
+    json_lines,
+)
+from matchmeter.schema import ModelCall, Step, TokenUsage
+
+
+class CodexAdapter(CLIAdapter):
+    PROFILE = AdapterProfile(
+        name="codex",
+        version="0.46",
+        verified=False,
+        approval_mode="never (--dangerously-bypass-approvals-and-sandbox)",
+        sandbox="danger-full-access (matchmeter's sandbox is the boundary)",
+        flags=("exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"),
+        prompt_mode="argv",
+        prompt_flag=None,
+        env_vars=(),
+        api_key_env="OPENAI_API_KEY",
+        model_flag="--model",
+        model_prefix="strip",
+        base_url_env="OPENAI_BASE_URL",
+        log_location="stdout",
+        log_format="codex exec --json JSONL (item.* and turn.completed usage)",
+        install=InstallSpec(kind="npm", package="@openai/codex", version="", executable="codex"),
+        notes="Emits no model name in --json events: the effective-model check sees nothing to compare.",
+    )
+
+    @classmethod
+    def parse_log(cls, text: str) -> ParsedLog:
+        calls: list[ModelCall] = []
+        steps: list[Step] = []
+        reported: list[str] = []
+        final = ""
+        for event in json_lines(text):
+            if event.get("model") and str(event["model"]) not in reported:
+                reported.append(str(event["model"]))
+            kind, item = event.get("type"), event.get("item") or {}
+            if kind == "item.completed" and item.get("type") == "command_execution":
+                output = str(item.get("aggregated_output") or "")
+                code = item.get("exit_code")
+                steps.append(Step(index=len(steps), command=str(item.get("command") or ""), output=output,
+                                  output_bytes=len(output.encode()), exit_code=code if isinstance(code, int) else None))
+            elif kind == "item.completed" and item.get("type") == "file_change":
+                steps.append(Step(index=len(steps), tool_call={"name": "file_change", "changes": item.get("changes")}))
+            elif kind == "item.completed" and item.get("type") == "agent_message":
+                final = str(item.get("text") or "")
+            elif kind == "turn.completed":
+                usage = event.get("usage") or {}
+                prompt = as_int(usage.get("input_tokens"))
+                cached = min(as_int(usage.get("cached_input_tokens")), prompt)
+                output = as_int(usage.get("output_tokens"))
+                reasoning = min(as_int(usage.get("reasoning_output_tokens")), output)
+                name = reported[-1] if reported else ""
+                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
+                                       tokens=TokenUsage(input=prompt - cached, cached_input=cached,
+                                                         output=output - reasoning, reasoning=reasoning)))
+        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)

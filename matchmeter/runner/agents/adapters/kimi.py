@@ -1,0 +1,90 @@
+"""Kimi CLI (`kimi --print --output-format stream-json`, prompt on stdin): OpenAI-style messages.
+
+Log (stdout, JSONL): `{"role":"assistant","content":…,"tool_calls":[{"id","function":{"name",
+"arguments"(JSON text)}}]}`, `{"role":"tool","tool_call_id":…,"content":…}`, optional
+`{"role":"meta",…}`. Print mode keeps token usage in its session files, not on stdout, so each
+assistant message is a model call of unknown size: tokens 0 and cost null with that reason (never a
+silent 0). If a message carries `usage` (OpenAI-shaped) or `model`, those are used.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from matchmeter.runner.agents.adapters.base import (
+    AdapterProfile,
+    CLIAdapter,
+    InstallSpec,
+    ParsedLog,
+    json_lines,
+    openai_usage,
+)
+from matchmeter.schema import Cost, ModelCall, Step
+
+NO_USAGE = "kimi print mode reports no token usage on stdout"
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw or "{}")
+    except (TypeError, json.JSONDecodeError):
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+class KimiAdapter(CLIAdapter):
+    PROFILE = AdapterProfile(
+        name="kimi",
+        version="1.52.0",
+        verified=False,
+        approval_mode="yolo (implied by --print)",
+        sandbox="none (matchmeter's sandbox is the boundary)",
+        flags=("--print", "--output-format", "stream-json"),
+        prompt_mode="stdin",
+        env_vars=(),
+        api_key_env="KIMI_API_KEY",
+        model_flag="--model",
+        model_prefix="strip",
+        base_url_env="KIMI_BASE_URL",
+        log_location="stdout",
+        log_format="kimi --print stream-json JSONL (assistant/tool messages; no usage)",
+        install=InstallSpec(kind="pypi", package="kimi-cli", version="1.52.0", executable="kimi"),
+        notes="Token usage is not on stdout: model calls carry a null cost with a reason.",
+    )
+
+    @classmethod
+    def parse_log(cls, text: str) -> ParsedLog:
+        calls: list[ModelCall] = []
+        steps: list[Step] = []
+        reported: list[str] = []
+        by_id: dict[str, Step] = {}
+        final = ""
+        for message in json_lines(text):
+            role = message.get("role")
+            if role == "assistant":
+                name = str(message.get("model") or "")
+                if name and name not in reported:
+                    reported.append(name)
+                usage = message.get("usage")
+                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
+                                       tokens=openai_usage(usage),
+                                       cost=Cost() if usage else Cost(usd=None, null_reason=NO_USAGE)))
+                for tool in message.get("tool_calls") or []:
+                    function = tool.get("function") or {}
+                    args = _arguments(function.get("arguments"))
+                    step = Step(index=len(steps), command=args.get("command"),
+                                tool_call={"name": function.get("name"), "arguments": args})
+                    steps.append(step)
+                    by_id[str(tool.get("id"))] = step
+                if isinstance(message.get("content"), str) and message["content"]:
+                    final = message["content"]
+            elif role == "tool":
+                step = by_id.pop(str(message.get("tool_call_id")), None)
+                if step is not None:
+                    content = message.get("content")
+                    step.output = content if isinstance(content, str) else json.dumps(content)
+                    step.output_bytes = len(step.output.encode())
+        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
