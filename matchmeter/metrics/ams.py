@@ -118,19 +118,51 @@ def expensive_failure_threshold(zero_costs: np.ndarray, all_costs: np.ndarray, q
 # ------------------------------------------------------------------ scoring
 
 
+class Coded(NamedTuple):
+    """Integer codes of a table's configurations, tasks and strata (row-aligned)."""
+
+    cfg_names: np.ndarray
+    cfg: np.ndarray
+    task_names: np.ndarray
+    task: np.ndarray
+    stratum: np.ndarray  # index into STRATA per row
+
+
+def encode(df: pd.DataFrame, cuts: StrataCuts) -> Coded:
+    """Factorise once; check coverage (see `check_coverage`) on the way."""
+    import numpy as np
+    import pandas as pd
+
+    cfg, cfg_names = pd.factorize(df["configuration_id"], sort=True)
+    task, task_names = pd.factorize(df["task_id"], sort=True)
+    check_coverage(df, cuts.task_strata, (cfg, np.asarray(cfg_names), task, np.asarray(task_names)))
+    of_task = np.array([STRATA.index(cuts.task_strata[t]) for t in task_names], dtype=int)
+    return Coded(np.asarray(cfg_names), cfg, np.asarray(task_names), task, of_task[task])
+
+
 def execution_weights(df: pd.DataFrame, unit_col: str | None = None) -> np.ndarray:
     """Weight of each execution inside its (configuration, task) mean: 1/n, or 1/(U·n_unit) with units."""
-    keys = [df["configuration_id"], df["task_id"]]
+    import numpy as np
+    import pandas as pd
+
+    cfg, task = pd.factorize(df["configuration_id"])[0], pd.factorize(df["task_id"])[0]
+    key = cfg * (task.max() + 1) + task
     if unit_col is None:
-        return 1.0 / df.groupby(keys, sort=False)["reward"].transform("size").to_numpy()
-    unit = df[unit_col].fillna("").astype(str)
-    n_in_unit = df.groupby([*keys, unit], sort=False)["reward"].transform("size").to_numpy()
-    n_units = unit.groupby(keys, sort=False).transform("nunique").to_numpy()
+        return 1.0 / np.bincount(key)[key]
+    unit = pd.factorize(df[unit_col].fillna("").astype(str))[0]
+    cell = key * (unit.max() + 1) + unit
+    n_in_unit = np.bincount(cell)[cell]
+    n_units = np.bincount(key[np.unique(cell, return_index=True)[1]], minlength=key.max() + 1)[key]
     return 1.0 / (n_units * n_in_unit)
 
 
+def stratum_codes(task_ids: pd.Series, cuts: StrataCuts) -> np.ndarray:
+    """Index into STRATA of each row's task (tasks must be calibrated)."""
+    return task_ids.map({t: STRATA.index(s) for t, s in cuts.task_strata.items()}).to_numpy(int)
+
+
 def execution_terms(reward: np.ndarray, cost: np.ndarray, stratum: np.ndarray, cuts: StrataCuts) -> np.ndarray:
-    """Per-execution (R, R·mean_b 1[C ≤ b], 1[R = 0 ∧ C > η]) as an (n, 3) array.
+    """Per-execution (R, R·mean_b 1[C ≤ b], 1[R = 0 ∧ C > η]) as an (n, 3) array; `stratum` as codes.
 
     Averaging over budgets per execution first is exact because AUBQC is a double mean.
     """
@@ -138,12 +170,13 @@ def execution_terms(reward: np.ndarray, cost: np.ndarray, stratum: np.ndarray, c
 
     terms = np.empty((len(reward), 3))
     terms[:, 0] = reward
-    for s in STRATA:
-        mask = stratum == s
+    for k, s in enumerate(STRATA):
+        mask = stratum == k
         if not mask.any():
             continue
-        grid = np.asarray(cuts.grids[s], dtype=float)
-        within = (cost[mask, None] <= grid[None, :]).mean(axis=1)
+        grid = np.sort(np.asarray(cuts.grids[s], dtype=float))
+        # share of budgets b with C <= b, by binary search instead of an (n x |B|) comparison
+        within = (len(grid) - np.searchsorted(grid, cost[mask], side="left")) / len(grid)
         terms[mask, 1] = reward[mask] * within
         terms[mask, 2] = ((reward[mask] == 0) & (cost[mask] > cuts.etas[s])).astype(float)
     return terms
@@ -152,28 +185,47 @@ def execution_terms(reward: np.ndarray, cost: np.ndarray, stratum: np.ndarray, c
 def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None) -> pd.DataFrame:
     """TQ_s, AUBQC_s, EFR_s per (configuration_id, stratum), with task and execution counts.
 
+    Vectorised with integer codes and `np.bincount` (pandas groupby costs ~5x more at 10^4 rows).
+
     Raises:
         UserError: a task outside the calibration, or a configuration missing some scored task.
     """
+    import numpy as np
     import pandas as pd
 
-    check_coverage(df, cuts.task_strata)
-    stratum = df["task_id"].map(cuts.task_strata).to_numpy()
-    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), stratum, cuts)
-    w = execution_weights(df, unit_col)[:, None]
-    frame = pd.DataFrame(terms * w, columns=["tq", "aubqc", "efr"])
-    frame["configuration_id"], frame["task_id"], frame["stratum"] = df["configuration_id"].to_numpy(), df["task_id"].to_numpy(), stratum
-    frame["n"] = 1
-    per_task = frame.groupby(["configuration_id", "stratum", "task_id"], sort=True).sum()
-    out = per_task.groupby(level=["configuration_id", "stratum"]).agg(
-        tq=("tq", "mean"), aubqc=("aubqc", "mean"), efr=("efr", "mean"), n_tasks=("tq", "size"), n_executions=("n", "sum"))
-    return out.reset_index()
+    c = encode(df, cuts)
+    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), c.stratum, cuts)
+    weighted = terms * execution_weights(df, unit_col)[:, None]
+    n_s, n_t = len(STRATA), len(c.task_names)
+    pair = c.cfg * n_t + c.task
+    per_task = np.stack([np.bincount(pair, weighted[:, j], minlength=len(c.cfg_names) * n_t) for j in range(3)], 1)
+    ran = np.bincount(pair, minlength=len(c.cfg_names) * n_t) > 0  # every pair ran (coverage checked)
+    pair_group = (np.arange(len(ran)) // n_t) * n_s + np.array([STRATA.index(cuts.task_strata[t]) for t in c.task_names])[
+        np.arange(len(ran)) % n_t]
+    n_groups = len(c.cfg_names) * n_s
+    n_tasks = np.bincount(pair_group[ran], minlength=n_groups)
+    sums = np.stack([np.bincount(pair_group[ran], per_task[ran, j], minlength=n_groups) for j in range(3)], 1)
+    n_exec = np.bincount(c.cfg * n_s + c.stratum, minlength=n_groups)
+    keep = n_tasks > 0
+    means = sums[keep] / n_tasks[keep, None]
+    return pd.DataFrame({
+        "configuration_id": np.repeat(c.cfg_names, n_s)[keep], "stratum": np.tile(np.array(STRATA), len(c.cfg_names))[keep],
+        "tq": means[:, 0], "aubqc": means[:, 1], "efr": means[:, 2],
+        "n_tasks": n_tasks[keep], "n_executions": n_exec[keep],
+    })
 
 
-def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str]) -> None:
+def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str], codes: tuple | None = None) -> None:
     """Every scored task must be calibrated, and every configuration must have run every scored task."""
-    tasks = set(df["task_id"].unique())
-    unknown = sorted(tasks - set(task_strata))
+    import numpy as np
+    import pandas as pd
+
+    if codes is None:
+        cfg, cfg_names = pd.factorize(df["configuration_id"], sort=True)
+        task, task_names = pd.factorize(df["task_id"], sort=True)
+    else:
+        cfg, cfg_names, task, task_names = codes
+    unknown = sorted(set(task_names) - set(task_strata))
     if unknown:
         raise UserError(
             f"{len(unknown)} scored task(s) are not in the calibration (e.g. {', '.join(unknown[:3])})",
@@ -181,13 +233,13 @@ def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str]) -> None:
             "score against a calibration built on a task set that contains them (matchmeter calibrate); "
             "scoring never recalibrates",
         )
-    ran = df.groupby("configuration_id")["task_id"].nunique()
-    short = ran[ran < len(tasks)]
-    if not short.empty:
-        cfg = str(short.index[0])
-        missing = sorted(tasks - set(df.loc[df["configuration_id"] == cfg, "task_id"]))
+    ran = np.zeros((len(cfg_names), len(task_names)), dtype=bool)
+    ran[cfg, task] = True
+    if not ran.all():
+        g = int(np.flatnonzero(~ran.all(axis=1))[0])
+        missing = [str(t) for t in np.asarray(task_names)[~ran[g]]]
         raise UserError(
-            f"configuration {cfg!r} has no execution on {len(missing)} scored task(s) (e.g. {', '.join(missing[:3])})",
+            f"configuration {cfg_names[g]!r} has no execution on {len(missing)} scored task(s) (e.g. {', '.join(missing[:3])})",
             "results table", "run the missing executions or score a task set every configuration ran",
         )
 
@@ -285,8 +337,8 @@ def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_
     from matchmeter.metrics.stats import bootstrap_ci
 
     check_coverage(df, cuts.task_strata)
-    stratum = df["task_id"].map(cuts.task_strata).to_numpy()
-    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), stratum, cuts)
+    terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float),
+                            stratum_codes(df["task_id"], cuts), cuts)
     frame = df[["configuration_id", "task_id"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2])
 
     def statistic(means: np.ndarray, tasks: list[str]) -> np.ndarray:

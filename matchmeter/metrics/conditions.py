@@ -106,8 +106,8 @@ def unit_terms(df: pd.DataFrame, cuts: ams.StrataCuts) -> tuple[np.ndarray, list
         bad = pooled.loc[pooled["cost_usd"].isna(), "configuration_id"].iloc[0]
         raise UserError(f"target {bad!r} has pooled executions with unknown cost", "column 'cost_usd'",
                         "price its model, or leave the target out of Adapted-1")
-    stratum = pooled["task_id"].map(cuts.task_strata).to_numpy()
-    terms = ams.execution_terms(pooled["reward"].to_numpy(float), pooled["cost_usd"].to_numpy(float), stratum, cuts)
+    terms = ams.execution_terms(pooled["reward"].to_numpy(float), pooled["cost_usd"].to_numpy(float),
+                                ams.stratum_codes(pooled["task_id"], cuts), cuts)
     frame = pooled[["configuration_id", "task_id", "source"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2])
     unit = frame.groupby(["configuration_id", "task_id", "source"])[["tq", "aubqc", "efr"]].mean()
     targets, tasks, sources = (sorted(pooled[c].astype(str).unique()) for c in ("configuration_id", "task_id", "source"))

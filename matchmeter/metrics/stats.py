@@ -110,7 +110,8 @@ def quality_cost_frontier(points: pd.DataFrame, cost_col: str = "cost", reward_c
         best = y
         while len(hull) >= 2:
             (x0, y0, _), (x1, y1, _) = hull[-2], hull[-1]
-            if (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0) > 0:  # hull[-1] lies strictly below the chord
+            # hull[-1] lies strictly below the chord (tolerance: float noise must not drop collinear points)
+            if (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0) > 1e-12:
                 hull.pop()
             else:
                 break
