@@ -138,3 +138,21 @@ def test_cli_build_base_reports_the_cached_image(client):
     )
     assert proc.returncode == 0, proc.stderr
     assert "base image ready: matchmeter-base:latest" in proc.stdout
+
+
+def test_a_stalled_engine_cannot_block_an_exec_forever(client, tmp_path, monkeypatch):
+    import matchmeter.runner.sandbox.docker as docker_backend
+
+    label = f"stall-{secrets.token_hex(3)}"
+    sb = get_backend("docker").create(request(tmp_path, label))
+    # Stand-in for an engine that never finishes the stream: the wrapper ignores the command's deadline.
+    monkeypatch.setattr(docker_backend, "EXEC_WRAPPER", "sleep 600")
+    monkeypatch.setattr(docker_backend, "ENGINE_SLACK_S", 1.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(SandboxError, match="did not finish an exec"):
+            sb.exec("true", 1.0)
+        assert time.monotonic() - started < 30
+        assert labelled(client, label) == []
+    finally:
+        sb.destroy()

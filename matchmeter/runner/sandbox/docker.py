@@ -6,7 +6,8 @@ that sends the command's output to a file and prints it after the command exits:
 then never holds the exec's stream open, which would block the call forever. The command itself
 reaches the inner `bash -c` as one positional argv element ("$@"), never re-parsed by a shell.
 Timeouts are enforced inside the container by `timeout -s KILL` (which kills the command's whole
-process group) and outside by a socket timeout, so even a stalled engine cannot block forever.
+process group) and outside by a watchdog that removes the container, so a stalled engine cannot
+block an exec forever.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import posixpath
 import re
 import secrets
 import tarfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ class DockerSandbox:
         # Named up front so destroy() can find a container whose create was interrupted mid-call.
         self.name = f"matchmeter-{_safe(request.label or request.task_id)}-{secrets.token_hex(4)}"
         self._destroyed = False
+        self._stalled = False
 
     def start(self, image: str) -> None:
         spec = self.request.environment
@@ -65,20 +68,43 @@ class DockerSandbox:
             raise SandboxError(f"cannot create the sandbox dirs: {setup[0][:200]!r}")
 
     def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> tuple[str, int]:
-        """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it."""
+        """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it.
+
+        docker-py reads exec streams with no socket timeout, so a watchdog removes the container if
+        the engine has not answered ENGINE_SLACK_S after the command's own deadline.
+        """
         if self._destroyed or self.container is None:
             raise SandboxError("docker sandbox is not running")
+        watchdog = threading.Timer(timeout_s + ENGINE_SLACK_S, self._engine_stalled)
+        watchdog.daemon = True
         try:
             exec_id = self.api.exec_create(self.container.id, argv, environment=env, workdir=policy.APP_DIR)["Id"]
-            self.api.timeout = timeout_s + ENGINE_SLACK_S
+            watchdog.start()
             raw = self.api.exec_start(exec_id, demux=False)
             code = self.api.exec_inspect(exec_id)["ExitCode"]
         except KeyboardInterrupt:
             self.destroy()
             raise
-        except Exception as exc:  # noqa: BLE001 - engine gone, container removed, socket timeout
-            raise SandboxError(f"docker exec failed: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - engine gone, container removed
+            if not self._stalled:
+                raise SandboxError(f"docker exec failed: {exc}") from exc
+            raw, code = b"", -1
+        finally:
+            watchdog.cancel()
+        if self._stalled:
+            watchdog.join(60)  # the stream ends when the container dies, before its removal completes
+            raise SandboxError(f"the Docker engine did not finish an exec within {timeout_s + ENGINE_SLACK_S:.0f}s")
         return policy.decode_output(raw or b""), int(code if code is not None else -1)
+
+    def _engine_stalled(self) -> None:
+        """Watchdog thread: remove the container (with a client of its own) to unblock the exec stream."""
+        import docker
+
+        self._stalled = True
+        try:
+            docker.from_env(timeout=60).containers.get(self.name).remove(force=True, v=True)
+        except Exception:  # noqa: BLE001 - the exec raises SandboxError either way
+            pass
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.container_base_env())
@@ -160,7 +186,6 @@ class DockerSandbox:
             return
         self._destroyed = True
         try:
-            self.api.timeout = ENGINE_SLACK_S
             container = self.container or self.client.containers.get(self.name)
             container.remove(force=True, v=True)
         except Exception:  # noqa: BLE001 - destroy never raises; `matchmeter env prune` sweeps leftovers
@@ -191,8 +216,10 @@ class DockerBackend:
     def create(self, request: SandboxRequest) -> DockerSandbox:
         import docker
 
-        # One low-level client per sandbox: exec() sets its socket timeout per call.
-        client = docker.from_env(timeout=int(ENGINE_SLACK_S))
+        try:
+            client = docker.from_env(timeout=int(ENGINE_SLACK_S))
+        except Exception as exc:  # noqa: BLE001 - engine went away since preflight
+            raise SandboxError(f"cannot reach the Docker engine: {exc}") from exc
         sandbox = DockerSandbox(client, request)
         try:
             image = baseimage.task_image(self._get_client(), request.task_id, request.environment_dir,
