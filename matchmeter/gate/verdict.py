@@ -1,0 +1,60 @@
+"""The preservation gate's record: every rule result, every judge vote, the judge prompt/reply, the decision.
+
+`gate_candidate` runs the rules first and asks the judge only when every rule passed (a rule failure
+is certain and free; the judge is neither). A candidate passes when every rule passes and a strict
+majority of judge votes pass; ties and unparsable votes reject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from matchmeter.gate.judge import Judge, JudgeVote
+from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules
+from matchmeter.schema import SCHEMA_VERSION
+
+
+class GateVerdict(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    candidate_id: str
+    task_id: str
+    source: str = Field(description="Source configuration id, or 'generic'.")
+    rules: list[RuleResult] = Field(default_factory=list)
+    votes: list[JudgeVote] = Field(default_factory=list)
+    judge_messages: list[dict[str, Any]] = Field(default_factory=list, description="The judge prompt as sent.")
+    judge_model: str | None = None
+    decision: Literal["pass", "reject"]
+    rejected_by: Literal["rule", "judge"] | None = None
+    reasons: list[str] = Field(default_factory=list, description="Every named reason of the rejection.")
+
+    @property
+    def passed(self) -> bool:
+        return self.decision == "pass"
+
+
+def majority_passes(votes: Sequence[JudgeVote]) -> bool:
+    """Strict majority of passing votes (2 of 3 passes; 1 of 2 is a tie and rejects)."""
+    return sum(v.passed for v in votes) * 2 > len(votes) > 0
+
+
+def gate_candidate(*, candidate_id: str, task_id: str, source: str, original: str, candidate: str,
+                   knowledge: ReferenceKnowledge, earlier: Sequence[tuple[str, str]], judge: Judge | None,
+                   votes: int = 1) -> GateVerdict:
+    """Rules, then (if they all pass) the judge's votes; returns the full verdict."""
+    rules = check_rules(original, candidate, knowledge, earlier)
+    rule_reasons = [r for result in rules for r in result.reasons]
+    base = {"candidate_id": candidate_id, "task_id": task_id, "source": source, "rules": rules}
+    if rule_reasons:
+        return GateVerdict(**base, decision="reject", rejected_by="rule", reasons=rule_reasons)
+    if judge is None:  # rule-only gate (used by the drift audit on a frozen set)
+        return GateVerdict(**base, decision="pass")
+    messages = judge.messages(original, candidate)
+    cast = [judge.vote(messages, i, votes) for i in range(votes)]
+    if majority_passes(cast):
+        return GateVerdict(**base, votes=cast, judge_messages=messages, judge_model=judge.model, decision="pass")
+    reasons = [v.reason_code for v in cast if not v.passed]
+    return GateVerdict(**base, votes=cast, judge_messages=messages, judge_model=judge.model, decision="reject",
+                       rejected_by="judge", reasons=list(dict.fromkeys(reasons)))

@@ -1,0 +1,158 @@
+"""`matchmeter optimize`: rewrite → gate → source-side select → freeze, one resumable (task, source) unit at a time.
+
+Inputs are a finished source run (Original descriptions) and the models; the output directory holds
+
+    optimize.json            the request this directory is bound to (resuming with other flags is refused)
+    state/<task>/<src>.json  one finished unit (records.UnitState), written atomically
+    source-runs/             a run directory of the candidates' source-side executions (runner store)
+    descriptions.json        the frozen set (freeze.py), written last
+
+Source-side executions use the source configuration, the source run's backend (unless overridden)
+and the exact (seed, attempt) pairs of its Original executions; task budgets come from the tasks,
+whose digests must match the source run's. `sim/*` models get an OptimizerStub for the duration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from matchmeter.errors import UserError
+from matchmeter.gate.judge import Judge, same_family_warning
+from matchmeter.gate.rules import ReferenceKnowledge
+from matchmeter.optimizer.freeze import build_frozen, write_frozen
+from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
+from matchmeter.optimizer.report import OptimizeSummary, summarize
+from matchmeter.optimizer.sourceside import SourceRun, SourceSide, source_unit
+from matchmeter.runner.store import atomic_write_text
+from matchmeter.schema import canonical_json
+
+
+class OptimizeRequest(BaseModel):
+    run: str = Field(description="Source run directory (Original descriptions).")
+    sources: list[str] = Field(default_factory=list, description="Source configuration ids ([] = every one in the run).")
+    rewriter_model: str
+    judge_model: str
+    judge_votes: int = Field(1, ge=1)
+    candidates: int = Field(3, ge=1)
+    out: str
+    backend: str | None = Field(None, description="Sandbox backend for source-side runs (default: the source run's).")
+    api_base: str | None = Field(None, description="Endpoint for the rewriter and judge (sim/* use the built-in stub).")
+    generic: bool = True
+    concurrency: int = Field(1, ge=1)
+    spend_cap_usd: float | None = None
+
+    def binding(self) -> dict[str, Any]:
+        """What the output directory is bound to (not the endpoint or concurrency: they do not change results)."""
+        return self.model_dump(mode="json", exclude={"api_base", "concurrency", "spend_cap_usd"})
+
+
+def _bind_out(request: OptimizeRequest) -> Path:
+    out = Path(request.out)
+    bound = out / "optimize.json"
+    if bound.exists():
+        old = json.loads(bound.read_text(encoding="utf-8"))
+        if canonical_json(old) != canonical_json(request.binding()):
+            raise UserError("this description set was built with different flags", str(bound),
+                            "repeat the original flags, or choose another --out")
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(bound, json.dumps(request.binding(), indent=2, sort_keys=True) + "\n")
+    return out
+
+
+@contextlib.contextmanager
+def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[str | None]:
+    """One loopback stub for sim/rewriter, sim/judge and sim/<persona> agents, when any of them is used."""
+    sim_lm = any(m.startswith("sim/") for m in (request.rewriter_model, request.judge_model))
+    if not sim_lm and not any(c.simulated for c in source.configurations):
+        yield None
+        return
+    from matchmeter.optimizer.sim_replies import OptimizerStub
+
+    with OptimizerStub(None, suite_dirs=source.task_dirs, tasks={t.id: t for t in source.tasks}) as stub:
+        yield stub.url
+
+
+def _client(model: str, api_base: str | None, request: OptimizeRequest):  # type: ignore[no-untyped-def]
+    from matchmeter.llm.client import LMClient
+
+    return LMClient(model, api_base=api_base, spend_cap_usd=request.spend_cap_usd)
+
+
+def _lm_base(request: OptimizeRequest, model: str, stub_url: str | None) -> str | None:
+    """--api-base when given; the built-in stub for sim/* models; else the provider default."""
+    if request.api_base:
+        return request.api_base
+    return f"{stub_url}/v1" if stub_url and model.startswith("sim/") else None
+
+
+def state_path(out: Path, task_id: str, source: str) -> Path:
+    return out / "state" / task_id / f"{source_slug(source)}.json"
+
+
+def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
+    """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
+    source = SourceRun.open(Path(request.run), request.sources)
+    out = _bind_out(request)
+    units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
+    warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]
+    done_before = sum(state_path(out, t.id, s).exists() for t, s in units)
+    with _stub(request, source) as stub_url:
+        rewriter = _client(request.rewriter_model, _lm_base(request, request.rewriter_model, stub_url), request)
+        judge_client = _client(request.judge_model, _lm_base(request, request.judge_model, stub_url), request)
+        side = SourceSide.open(out / "source-runs", source, request.backend, request.concurrency, stub_url)
+        try:
+            with _progress(progress, len(units), done_before) as advance:
+                for task, src in units:
+                    path = state_path(out, task.id, src)
+                    if not path.exists():
+                        state = _run_unit(task, src, source, side, rewriter, Judge(judge_client), request)
+                        atomic_write_text(path, state.model_dump_json(indent=2))
+                        advance(f"{task.id} / {src}")
+        finally:
+            rewriter.close()
+            judge_client.close()
+        if side.executed:
+            side.store.rebuild_table()
+    states = [UnitState.model_validate_json(state_path(out, t.id, s).read_text()) for t, s in units]
+    frozen = build_frozen(states, sources=source.source_ids, source_run=source.identity(),
+                          settings={"rewriter_model": request.rewriter_model, "judge_model": request.judge_model,
+                                    "judge_votes": request.judge_votes, "candidates": request.candidates},
+                          simulated=source.simulated or "sim/" in request.rewriter_model + request.judge_model)
+    path = write_frozen(out, frozen)
+    return summarize(states, frozen, path, source.tasks, units_run=len(units) - done_before,
+                     units_skipped=done_before, clients=(rewriter, judge_client), source_side=side,
+                     warnings=warnings)
+
+
+def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]
+    from matchmeter.optimizer.generic import generic_unit
+
+    knowledge = ReferenceKnowledge.of_task(task)
+    if src == GENERIC:
+        return generic_unit(task, rewriter, judge, n=request.candidates, votes=request.judge_votes, knowledge=knowledge)
+    return source_unit(task, src, source, side, rewriter, judge, n=request.candidates, votes=request.judge_votes,
+                       knowledge=knowledge)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int, done: int) -> Iterator[Any]:
+    if not enabled:
+        yield lambda _label: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]optimize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}")) as bar:
+        tid = bar.add_task("units", total=total, completed=done, last="")
+
+        def advance(label: str) -> None:
+            bar.update(tid, advance=1, last=label)
+
+        yield advance

@@ -1,0 +1,178 @@
+"""The source side: read the source run (Original executions), run eligible candidates on the source only.
+
+`SourceRun` reads a finished `matchmeter run` directory: its configurations, its tasks (reloaded and
+checked against the stored digests), and per (source, task) the Original executions and the
+trajectory of the first one (lowest seed, then attempt), which conditions the rewriter.
+`SourceSide` owns the optimizer's own run directory of candidate executions. `source_unit` is one
+(task, source) unit: rewrite, gate, execute the eligible candidates on the source, select.
+Nothing here reads a target-side result: the selector sees source executions only.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from matchmeter import __version__
+from matchmeter.errors import UserError
+from matchmeter.gate.rules import ReferenceKnowledge
+from matchmeter.gate.verdict import gate_candidate
+from matchmeter.optimizer.records import Selection, UnitState
+from matchmeter.optimizer.rewriter import render_attempt, request_candidates
+from matchmeter.optimizer.select import score, select
+from matchmeter.runner.executor import ExecutionPlan, execute_plan
+from matchmeter.runner.store import RunStore
+from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec, Trajectory
+
+
+@dataclass
+class SourceRun:
+    root: Path
+    manifest: RunManifest
+    configurations: list[Configuration]
+    tasks: list[TaskSpec]
+    task_dirs: list[Path]
+    originals: dict[tuple[str, str], list[ExecutionResult]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, root: Path, sources: list[str]) -> SourceRun:
+        from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+
+        store = RunStore(root)
+        manifest = store.read_manifest()
+        known = {c.id: c for c in manifest.configurations}
+        unknown = [s for s in sources if s not in known]
+        if unknown:
+            raise UserError(f"source configuration {unknown[0]!r} is not in the run", str(root),
+                            f"choose from {', '.join(known)}")
+        configs = [known[s] for s in sources] if sources else list(known.values())
+        req = manifest.request
+        task_dirs = [Path(p) for p in req.get("tasks") or []] or [builtin_suite_dir()]
+        tasks = load_tasks(task_dirs, only=req.get("only") or [], core=bool(req.get("core")))
+        for task in tasks:
+            if manifest.task_digests.get(task.id) not in (None, task.digest):
+                raise UserError(f"task {task.id} changed since the source run (digest differs)", task.path,
+                                "optimize against a fresh source run of the current tasks")
+        run = cls(Path(root), manifest, configs, tasks, task_dirs)
+        ids = {c.id for c in configs}
+        for result in store.iter_results():
+            if result.configuration_id in ids and result.description_origin == "original":
+                run.originals.setdefault((result.configuration_id, result.task_id), []).append(result)
+        return run
+
+    @property
+    def source_ids(self) -> list[str]:
+        return [c.id for c in self.configurations]
+
+    @property
+    def simulated(self) -> bool:
+        return self.manifest.simulated
+
+    def configuration(self, source: str) -> Configuration:
+        return next(c for c in self.configurations if c.id == source)
+
+    def original_results(self, source: str, task_id: str) -> list[ExecutionResult]:
+        results = sorted(self.originals.get((source, task_id), []), key=lambda r: (r.seed, r.attempt))
+        if not results:
+            raise UserError(f"the source run has no Original execution of task {task_id} by {source}",
+                            str(self.root), "resume that run until it is complete")
+        return results
+
+    def trajectory(self, result: ExecutionResult) -> Trajectory:
+        path = self.root / "executions" / result.execution_key / "trajectory.json"
+        return Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def identity(self) -> dict[str, Any]:
+        return {"run_id": self.manifest.run_id, "task_digests": {t.id: t.digest for t in self.tasks}}
+
+
+@dataclass
+class SourceSide:
+    store: RunStore
+    run_id: str
+    backend: Any
+    backend_name: str
+    concurrency: int
+    stub_url: str | None
+    executed: int = 0
+    cost_usd: float = 0.0
+
+    @classmethod
+    def open(cls, root: Path, source: SourceRun, backend: str | None, concurrency: int,
+             stub_url: str | None) -> SourceSide:
+        from matchmeter.runner.sandbox import get_backend
+
+        name = backend or source.manifest.backend or "bwrap"
+        store = RunStore(root)
+        if store.exists():
+            run_id = store.read_manifest().run_id
+        else:
+            run_id = f"optimize-{uuid.uuid4().hex[:8]}"
+            root.mkdir(parents=True, exist_ok=True)
+            store.write_manifest(RunManifest(
+                run_id=run_id, matchmeter_version=__version__, configurations=source.configurations,
+                request={"kind": "optimize-source-side", "source_run": source.manifest.run_id},
+                task_digests={t.id: t.digest for t in source.tasks}, backend=name, simulated=source.simulated,
+                price_table_id=source.manifest.price_table_id))
+        handle = get_backend(name)
+        handle.preflight()
+        return cls(store, run_id, handle, name, concurrency, stub_url)
+
+    def run(self, configuration: Configuration, task: TaskSpec, descriptions: list[Description],
+            pairs: list[tuple[int, int]]) -> dict[str, list[ExecutionResult]]:
+        """Execute each description on the source for every (seed, attempt); results by description sha256."""
+        plan = ExecutionPlan()
+        for desc in descriptions:
+            for seed, attempt in pairs:
+                plan.add(configuration, task, desc, seed, attempt)
+        items = plan.unique()
+        new = execute_plan(items, self.store, self.run_id, self.backend, self.backend_name, self.concurrency,
+                           api_base_for=self._api_base_for)
+        self.executed += len(new)
+        self.cost_usd += sum(r.cost.usd or 0.0 for r in new)
+        by_sha: dict[str, list[ExecutionResult]] = {}
+        for item in items:
+            result = ExecutionResult.model_validate_json(
+                (self.store.executions / item.key / "result.json").read_text(encoding="utf-8"))
+            by_sha.setdefault(item.description.sha256, []).append(result)
+        return by_sha
+
+    def _api_base_for(self, item: Any) -> str | None:
+        if self.stub_url and item.configuration.simulated:
+            from matchmeter.llm.sim import sim_api_base
+
+            return sim_api_base(self.stub_url, item.task.id, item.seed)
+        return None
+
+
+def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: Any, judge: Any, *,
+                n: int, votes: int, knowledge: ReferenceKnowledge) -> UnitState:
+    """One (task, source) unit: rewrite from the source trajectory, gate, run eligible on the source, select."""
+    original = task.instruction
+    originals = source.original_results(src, task.id)
+    attempt = render_attempt(source.trajectory(originals[0]), originals[0])
+    outcome = request_candidates(rewriter, task_id=task.id, source=src, original=original, attempt=attempt, n=n)
+    verdicts, earlier = [], []
+    for cand in outcome.candidates:
+        verdicts.append(gate_candidate(candidate_id=cand.candidate_id, task_id=task.id, source=src,
+                                       original=original, candidate=cand.text, knowledge=knowledge,
+                                       earlier=earlier, judge=judge, votes=votes))
+        earlier.append((cand.candidate_id, cand.text))
+    eligible = [c for c, v in zip(outcome.candidates, verdicts, strict=True) if v.passed]
+    original_score = score(originals)
+    if not eligible:
+        selection = Selection(fallback=True, reason="no candidate passed the gate")
+        return UnitState(task_id=task.id, source=src, original_sha256=originals[0].description_sha256,
+                         original_text=original, rewrite=outcome, verdicts=verdicts,
+                         original_score=original_score, selection=selection)
+    descriptions = [Description(task_id=task.id, text=c.text, sha256=c.sha256, origin="optimized",
+                                source_configuration=src, parent_sha256=c.parent_sha256) for c in eligible]
+    pairs = sorted({(r.seed, r.attempt) for r in originals})
+    by_sha = side.run(source.configuration(src), task, descriptions, pairs)
+    scores = {c.candidate_id: score(by_sha[c.sha256]) for c in eligible}
+    selection = select(original_score, [(c.candidate_id, scores[c.candidate_id]) for c in eligible])
+    return UnitState(task_id=task.id, source=src, original_sha256=originals[0].description_sha256,
+                     original_text=original, rewrite=outcome, verdicts=verdicts, original_score=original_score,
+                     candidate_scores=scores, selection=selection)
