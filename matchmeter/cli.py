@@ -169,6 +169,73 @@ def score(
     console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
 
 
+# ------------------------------------------------------------------ optimize / audit (description optimizer)
+
+
+@app.command("optimize")
+def optimize(
+    run: Path = typer.Option(..., "--run", help="Source run directory (Original descriptions)."),
+    out: Path = typer.Option(..., "--out", help="Description-set directory to write (resumable)."),
+    rewriter_model: str = typer.Option(..., "--rewriter-model", help="Rewriter model (sim/rewriter offline)."),
+    judge_model: str = typer.Option(..., "--judge-model", help="Judge model (sim/judge offline); ideally another family."),
+    sources: str = typer.Option("", "--sources", help="Comma-separated source configuration ids (default: all in the run)."),
+    judge_votes: int = typer.Option(1, "--judge-votes", min=1, help="Judge votes per candidate; a strict majority must pass."),
+    candidates: int = typer.Option(3, "--candidates", min=1, help="Candidates per (task, source)."),
+    backend: str = typer.Option(None, "--backend", help="Sandbox backend for source-side runs (default: the source run's)."),
+    api_base: str = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint for the rewriter and judge."),
+    generic: bool = typer.Option(True, "--generic/--no-generic", help="Also build the public-only Generic rewrites."),
+    concurrency: int = typer.Option(1, min=1, help="Source-side trials run at once."),
+    quiet: bool = typer.Option(False, help="No progress bar."),
+) -> None:
+    """Rewrite → gate → source-side select → freeze a description set (descriptions.json)."""
+    from matchmeter.optimizer.pipeline import OptimizeRequest
+    from matchmeter.optimizer.pipeline import optimize as run_optimize
+
+    request = OptimizeRequest(run=str(run), sources=[s for s in sources.split(",") if s], rewriter_model=rewriter_model,
+                              judge_model=judge_model, judge_votes=judge_votes, candidates=candidates, out=str(out),
+                              backend=backend, api_base=api_base, generic=generic, concurrency=concurrency)
+    s = run_optimize(request, progress=not quiet)
+    console = _console()
+    for warning in s.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    console.print(
+        f"{'[bold yellow]SIMULATED[/] ' if s.simulated else ''}optimize {s.descset}: units run {s.units_run}, "
+        f"skipped {s.units_skipped}; candidates generated {s.generated}, rejected by rule {s.rejected_by_rule}, "
+        f"rejected by judge {s.rejected_by_judge}, eligible {s.eligible}; selected {s.selected}, fell back "
+        f"{s.fell_back}; generic selected {s.generic_selected}, fell back {s.generic_fell_back}; unparsable "
+        f"rewrites {s.unparsable_rewrites}\nLM: {s.lm_calls} calls, {s.lm_cache_hits} cache hits, spend "
+        f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, ${s.source_side_cost_usd:.6f}\n"
+        f"preservation audit: {s.audit_passed}/{s.audit_selected} selected descriptions passed the gate; "
+        f"re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
+        + "".join(f"\n  drifted {d}" for d in s.audit_drifted)
+        + f"\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
+
+
+@app.command("audit")
+def audit(
+    descset: Path = typer.Argument(..., help="Description-set directory written by `matchmeter optimize`."),
+    reason: str = typer.Option(None, "--reason", help="Only reasons starting with this (e.g. drops_literal, judge)."),
+    task: str = typer.Option(None, "--task", help="Only this task id."),
+    source: str = typer.Option(None, "--source", help="Only this source configuration id (or 'generic')."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable JSON list."),
+) -> None:
+    """List rejected candidates with their reasons, judge votes and a diff against Original."""
+    import json
+
+    from matchmeter.optimizer.report import audit_descset
+
+    entries = audit_descset(descset, reason=reason, task=task, source=source)
+    if as_json:
+        print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
+        return
+    console = _console()
+    for e in entries:
+        console.print(f"[bold]{e.task_id}[/] / {e.source} / {e.candidate_id}: rejected by {e.rejected_by}: "
+                      f"{', '.join(e.reasons)}", highlight=False)
+        console.print(e.diff, markup=False, highlight=False)
+    console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
+
+
 # ------------------------------------------------------------------ entry point
 
 
