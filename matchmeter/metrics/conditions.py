@@ -191,7 +191,7 @@ def self_cost_change(df: pd.DataFrame) -> pd.DataFrame:
     """Per target in P: summed per-task mean cost under Self vs Original on the tasks both cover."""
     selfv = _unit_means(condition_view(df, "self"), ["configuration_id", "task_id"])
     orig = _unit_means(condition_view(df, "original"), ["configuration_id", "task_id"])
-    both = selfv.join(orig, how="inner", lsuffix="_self", rsuffix="_orig")
+    both = selfv.add_suffix("_self").join(orig.add_suffix("_orig"), how="inner")
     out = both.groupby(level="configuration_id").agg(
         self_cost_usd=("cost_self", lambda s: s.sum(min_count=len(s))),
         original_cost_usd=("cost_orig", lambda s: s.sum(min_count=len(s))),
