@@ -117,8 +117,8 @@ def _check_files(spec: TaskSpec) -> None:
     files = task_files(spec)
     required = {
         "environment setup script": files.setup,
-        "oracle solution/solve.sh": files.solution,
-        "verifier tests/test.sh": files.tests_dir / "test.sh",
+        "oracle": files.solution,
+        "verifier": files.tests_dir / "test.sh",
     }
     for label, file in required.items():
         if not file.is_file():

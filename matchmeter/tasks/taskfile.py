@@ -148,6 +148,7 @@ def _problem(err: dict[str, Any]) -> tuple[str, str]:
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         op = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}[kind]
         bound = next(iter(ctx.values()))
+        bound = f"{bound:g}" if isinstance(bound, int | float) else bound
         return f"{where} must be {op} {bound} (got {got!r})", f"fix the {leaf}"
     if kind == "literal_error":
         return f"{where} must be one of {ctx.get('expected')} (got {got!r})", f"fix the {leaf}"
