@@ -169,6 +169,34 @@ def score(
     console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
 
 
+# ------------------------------------------------------------------ agents (CLI adapter profiles)
+
+agents_app = typer.Typer(help="Agents and CLI adapters: machine-readable profiles.", no_args_is_help=True)
+app.add_typer(agents_app, name="agents")
+
+
+@agents_app.command("profiles")
+def agents_profiles(
+    as_json: bool = typer.Option(False, "--json", help="Print the profiles as a JSON list."),
+) -> None:
+    """Every CLI adapter's profile: version, verified, approval mode, sandbox, flags, prompt mode, log format."""
+    from matchmeter.runner.agents.adapters import profiles
+
+    found = profiles()
+    if as_json:
+        import json
+
+        typer.echo(json.dumps([p.model_dump(mode="json") for p in found], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table("name", "version", "verified", "approval mode", "prompt", "model flag", "log", "install")
+    for p in found:
+        table.add_row(p.name, p.version, "yes" if p.verified else "no", p.approval_mode.split(" (")[0], p.prompt_mode,
+                      p.model_flag or "-", p.log_location, f"{p.install.kind}:{p.install.package}")
+    _console().print(table)
+
+
 # ------------------------------------------------------------------ optimize / audit (description optimizer)
 
 

@@ -1,0 +1,70 @@
+"""Fixtures for CLI adapter tests: cached CLI venvs (installed once per machine) and a trial runner."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from matchmeter.llm.stub_server import StubServer
+from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
+from matchmeter.schema import AgentSpec, Configuration, Description
+from matchmeter.tasks.loader import load_task
+from tests.helpers.tasks import write_task
+
+LIVE_CLIS = {"mini-swe-agent": ("mini-swe-agent", "2.4.6", "mini"), "aider": ("aider", "0.86.2", "aider")}
+
+
+@pytest.fixture(scope="session")
+def cli_venvs() -> dict[str, Any]:
+    """Install mini-swe-agent and aider from PyPI into the machine's CLI cache (about a minute each, once).
+
+    The cache survives test sessions (~/.cache/matchmeter/clis, or MATCHMETER_TEST_CLIS_DIR), so only
+    the first session on a machine pays for the installs.
+    """
+    from matchmeter.runner.agents.adapters.install import ensure_installed, install_seconds
+
+    root = Path(os.environ.get("MATCHMETER_TEST_CLIS_DIR") or Path.home() / ".cache" / "matchmeter" / "clis")
+    found: dict[str, Any] = {"root": root}
+    for agent in LIVE_CLIS:
+        from matchmeter.runner.agents.adapters import adapter_class
+
+        spec = adapter_class(agent).profile().install  # type: ignore[union-attr]
+        started = time.monotonic()
+        found[agent] = ensure_installed(spec.package, spec.version, spec.executable, root)
+        found[f"{agent}:install_s"] = install_seconds(spec.package, spec.version, root)
+        found[f"{agent}:this_session_s"] = time.monotonic() - started
+    return found
+
+
+@pytest.fixture
+def clis(cli_venvs, monkeypatch):
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(cli_venvs["root"]))
+    return cli_venvs
+
+
+class LiveRun(NamedTuple):
+    outcome: TrialOutcome
+    stats: dict[str, Any]
+    logs_dir: Path
+
+
+def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: str = "local",
+                  model: str = "openai/stub/scripted", allow_incompatible: bool = False,
+                  options: dict[str, str] | None = None) -> LiveRun:
+    """One full trial of the copy-file task with `agent` pointed at a scripted loopback stub."""
+    task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=240))
+    with StubServer(replies) as stub:
+        config = Configuration(id=f"{model}+{agent}", model=model,
+                               agent=AgentSpec(name=agent, options={"api_base": stub.api_base, **(options or {})}))
+        logs = tmp_path / "logs"
+        outcome = run_trial(TrialRequest(
+            run_id="adapters-test", execution_key=f"k-{agent}", configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
+            backend_name=backend, logs_dir=logs, allow_incompatible=allow_incompatible,
+        ))
+        return LiveRun(outcome, stub.stats.to_json(), logs)
