@@ -330,12 +330,13 @@ def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_
     """Percentile CI of macro AMS per configuration: tasks resampled within their stratum, then executions.
 
     Executions inside a task are resampled uniformly (pooled units are not re-weighted here).
-    Configurations with null costs must be dropped first (see `score`).
+    Configurations with a null cost are left out, as in `score`.
     """
     import numpy as np
 
     from matchmeter.metrics.stats import bootstrap_ci
 
+    df = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
     check_coverage(df, cuts.task_strata)
     terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float),
                             stratum_codes(df["task_id"], cuts), cuts)

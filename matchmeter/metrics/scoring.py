@@ -71,15 +71,19 @@ def write_score_outputs(report: ScoreReport, out_dir: Path) -> list[Path]:
 
 
 def render_scores(report: ScoreReport, console: Console) -> None:
-    """Rich table: per configuration TQ/AUBQC/EFR per stratum, AMS and execution count."""
+    """Rich table: per configuration AMS, TQ AUBQC EFR per stratum and the execution count (n)."""
     from rich.table import Table
 
     title = "AMS" + (" — SIMULATED" if report.simulated else "")
-    table = Table(title=title)
-    for name in ("#", "configuration", "AMS", *[f"{s} TQ/AUBQC/EFR" for s in ams.STRATA], "n exec"):
-        table.add_column(name, justify="left" if name == "configuration" else "right")
+    table = Table(title=title, caption="per stratum: TQ AUBQC EFR")
+    table.add_column("#", justify="right")
+    table.add_column("config", overflow="fold")
+    table.add_column("AMS", justify="right", no_wrap=True)
+    for s in ams.STRATA:
+        table.add_column(s, justify="right", no_wrap=True)
+    table.add_column("n", justify="right")
     for row in report.scores.table.itertuples(index=False):
-        cells = [f"{getattr(row, f'tq_{s}'):.3f}/{getattr(row, f'aubqc_{s}'):.3f}/{getattr(row, f'efr_{s}'):.3f}"
+        cells = [f"{getattr(row, f'tq_{s}'):.2f} {getattr(row, f'aubqc_{s}'):.2f} {getattr(row, f'efr_{s}'):.2f}"
                  for s in ams.STRATA]
         table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions))
     console.print(table)

@@ -93,3 +93,20 @@ def test_bootstrap_seeded_and_paired():
     twin = pd.concat([df.loc[df.configuration_id == "a"], df.loc[df.configuration_id == "a"].assign(configuration_id="c")])
     res = resample_task_means(twin, ["reward"], n_resamples=50, seed=3)
     assert np.array_equal(res.task_means["a"], res.task_means["c"])
+
+
+def test_bootstrap_ams_ci_stratified():
+    from matchmeter.metrics import ams
+    from matchmeter.metrics.calibration import calibrate
+    from matchmeter.metrics.table import validate_results
+    from tests.metrics.fixtures import reference_table, scored_table
+
+    cuts = calibrate(validate_results(reference_table())).cuts()
+    df = validate_results(scored_table())
+    ci = ams.bootstrap_ams_ci(df, cuts, n_resamples=500, seed=4).set_index("configuration_id")
+    # Y scores 1 on every task -> every resample is 1
+    assert ci.loc["Y"].tolist() == [1.0, 1.0]
+    # X: point AMS .95/3 lies inside; hard has one task, so only easy/medium/t1/t4 attempts vary
+    assert ci.loc["X", "ci_low"] <= 0.95 / 3 <= ci.loc["X", "ci_high"]
+    assert ci.loc["X", "ci_low"] < ci.loc["X", "ci_high"]
+    pd.testing.assert_frame_equal(ci.reset_index(), ams.bootstrap_ams_ci(df, cuts, n_resamples=500, seed=4))
