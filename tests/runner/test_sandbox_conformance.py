@@ -250,6 +250,8 @@ def test_writes_outside_the_workspace_never_reach_the_host(backend, sandbox):
     probe = Path(f"/var/tmp/mm-probe-{secrets.token_hex(4)}")
     result = sandbox.exec(f"touch {probe} && echo wrote", 10)
     assert not probe.exists()
+    for socket_path in ("/run/docker.sock", "/var/run/docker.sock"):  # the host engine would be an escape
+        assert sandbox.exec(f"test -e {socket_path}", 10).exit_code == 1, socket_path
     if backend.name == "bwrap":  # the host filesystem itself is mounted read-only
         assert result.exit_code != 0
         assert "Read-only file system" in result.output
@@ -303,3 +305,44 @@ def test_ctrl_c_during_exec_kills_the_command_and_destroys(backend, tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         sb.destroy()
+
+
+CHILD_RUNNER = """
+import os, sys, time
+from pathlib import Path
+from matchmeter.runner.sandbox import SandboxRequest, get_backend
+backend, label, token = sys.argv[1], sys.argv[2], os.environ["MM_TEST_TOKEN"]  # not in argv: /proc scans
+sb = get_backend(backend).create(SandboxRequest(task_id="killed", environment_dir=Path("/nonexistent"), label=label))
+sb.exec(f"sleep {token} >/dev/null 2>&1 &", 20)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_leftovers_of_a_killed_runner_can_be_pruned_by_label(backend):
+    """kill -9 of the runner: bwrap dies with it; docker and local leftovers are pruned by the run label."""
+    import subprocess
+    import sys
+
+    from matchmeter.runner.sandbox import local, policy
+
+    label, token = f"conf-killed-{secrets.token_hex(3)}", f"{secrets.randbelow(10**6) + 10**6}.4"
+    child = subprocess.Popen([sys.executable, "-c", CHILD_RUNNER, backend.name, label], stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "MM_TEST_TOKEN": token})
+    try:
+        assert child.stdout.readline() == "ready\n"
+        assert len(host_pids_with(token)) == 1
+    finally:
+        child.kill()
+        child.wait()
+    if backend.name == "bwrap":
+        assert wait_until(lambda: host_pids_with(token) == []), "bwrap sandbox outlived its runner"
+    if backend.name == "docker":
+        from matchmeter.runner.sandbox.baseimage import prune
+
+        assert prune(label=label) == 1
+    if backend.name == "local":
+        assert local.prune_processes(label) == 1
+    assert wait_until(lambda: host_pids_with(token) == [])
+    assert policy.prune_workspaces(label) == (0 if backend.name == "docker" else 1)
+    assert policy.prune_workspaces(label) == 0

@@ -23,8 +23,10 @@ from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy
 
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
-# Mounted by bwrap itself or by us; never bind the host's copy of these.
-OWN_MOUNTS = {"proc", "dev", "tmp", "app", "tests", "logs"}
+# Mounted by bwrap itself or by us; never bind the host's copy of these. /run gets an empty tmpfs
+# because it holds the host's daemon sockets: a read-only bind still lets a client connect to
+# /run/docker.sock (measured: the sandbox could query the engine), which is a full escape.
+OWN_MOUNTS = {"proc", "dev", "tmp", "run", "app", "tests", "logs"}
 START_TIMEOUT_S = 10.0
 
 
@@ -62,7 +64,7 @@ class BwrapSandbox:
         info_r, info_w = os.pipe()
         argv = [
             "bwrap", *_root_binds(),
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,

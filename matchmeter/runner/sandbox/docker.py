@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import io
 import posixpath
-import re
 import secrets
 import tarfile
 import threading
@@ -47,7 +46,7 @@ class DockerSandbox:
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
         self.container: Any = None
         # Named up front so destroy() can find a container whose create was interrupted mid-call.
-        self.name = f"matchmeter-{_safe(request.label or request.task_id)}-{secrets.token_hex(4)}"
+        self.name = f"matchmeter-{policy.safe_label(request.label or request.task_id)}-{secrets.token_hex(4)}"
         self._destroyed = False
         self._stalled = False
 
@@ -229,10 +228,6 @@ class DockerBackend:
             sandbox.destroy()
             raise
         return sandbox
-
-
-def _safe(text: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_.-]", "-", text)[:40] or "sbx"
 
 
 def _stderr_console() -> Any:

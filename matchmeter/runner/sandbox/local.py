@@ -12,6 +12,7 @@ import logging
 import os
 import secrets
 import shutil
+import signal
 from pathlib import Path
 
 from matchmeter.errors import SandboxError
@@ -34,7 +35,8 @@ class LocalSandbox:
         self.mounts = {str(self.dirs.app): self.dirs.app, str(self.dirs.tests): self.dirs.tests,
                        str(self.dirs.logs): self.dirs.logs}
         self.layout = {"app": str(self.dirs.app), "tests": str(self.dirs.tests), "logs": str(self.dirs.logs)}
-        self.marker = secrets.token_hex(8)
+        # The label in the marker lets prune_processes() find a killed runner's leftovers.
+        self.marker = f"{policy.safe_label(request.label or request.task_id)}:{secrets.token_hex(8)}"
         self._destroyed = False
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
@@ -57,34 +59,46 @@ class LocalSandbox:
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.hash_tree(paths, lambda p: policy.to_host(p, self.mounts, self.app_dir))
 
-    def pids(self) -> list[int]:
-        """Host pids whose environment carries this sandbox's marker (every exec and its descendants)."""
-        needle = f"{MARKER_VAR}={self.marker}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-        return found
-
     def destroy(self) -> None:
         if self._destroyed:
             return
         self._destroyed = True
-        # Two passes: a process may fork between the scan and the kill.
-        for _ in range(2):
-            for pid in self.pids():
-                try:
-                    if os.getpgid(pid) != os.getpgrp():  # never the runner's own group
-                        policy.kill_group(os.getpgid(pid))
-                    os.kill(pid, 9)
-                except OSError:
-                    pass
+        _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
         shutil.rmtree(self.dirs.root, ignore_errors=True)
+
+
+def marked_pids(needle: bytes, exact: bool) -> list[int]:
+    """Host pids whose environment has the marker variable (every exec and all its descendants)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            variables = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(v == needle if exact else v.startswith(needle) for v in variables):
+            found.append(int(entry.name))
+    return found
+
+
+def _kill_marked(needle: bytes, exact: bool) -> int:
+    killed: set[int] = set()
+    for _ in range(2):  # two passes: a process may fork between the scan and the kill
+        for pid in marked_pids(needle, exact):
+            try:
+                if os.getpgid(pid) != os.getpgrp():  # never the runner's own group
+                    policy.kill_group(os.getpgid(pid))
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+    return len(killed)
+
+
+def prune_processes(label: str) -> int:
+    """Kill what local sandboxes of this label left running (after a kill -9 of the runner)."""
+    return _kill_marked(f"{MARKER_VAR}={policy.safe_label(label)}:".encode(), exact=False)
 
 
 class LocalBackend:

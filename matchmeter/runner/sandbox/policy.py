@@ -45,14 +45,33 @@ class HostDirs(NamedTuple):
     logs: Path
 
 
+def safe_label(label: str) -> str:
+    """A label usable in file and container names (truncated: run ids can be long)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", label)[:40] or "sbx"
+
+
 def make_host_dirs(label: str) -> HostDirs:
     """Create the per-sandbox temp tree drawn in the module docstring."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", label)[:40] or "sbx"
-    root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{safe}-"))
+    root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{safe_label(label)}-"))
     dirs = HostDirs(root, root / "app", root / "tests", root / "logs")
     for d in dirs[1:]:
         d.mkdir()
     return dirs
+
+
+def prune_workspaces(label: str) -> int:
+    """Remove the temp trees of every bwrap/local sandbox made with this label (a killed run's leftovers).
+
+    Returns:
+        How many trees were removed.
+    """
+    pattern = re.compile(re.escape(f"{TEMP_PREFIX}{safe_label(label)}-") + r"[a-z0-9_]{8}")
+    removed = 0
+    for entry in Path(tempfile.gettempdir()).iterdir():
+        if pattern.fullmatch(entry.name) and (entry / "app").is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def sandbox_env(
