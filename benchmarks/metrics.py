@@ -112,7 +112,8 @@ def main() -> None:
     assert abs(a1.exact_order_share - exact) < 1e-9
     print(f"Adapted-1 10,000 draws, 4 targets x 16 tasks x 4 sources: vectorised {t_vec * 1e3:.1f} ms, "
           f"loop {t_loop * 1e3:.1f} ms, speed-up {t_loop / t_vec:.1f}x")
-    print(f"  first-place shares {dict(a1.first_share.round(4))}, exact-ordering share {a1.exact_order_share:.4f}")
+    shares = {g: round(float(v), 4) for g, v in a1.first_share.items()}
+    print(f"  first-place shares {shares}, exact-ordering share {a1.exact_order_share:.4f}")
 
 
 if __name__ == "__main__":
