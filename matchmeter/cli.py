@@ -45,6 +45,17 @@ def tasks_list(
     list_tasks(path or [], core=core, console=_console())
 
 
+@tasks_app.command("import")
+def tasks_import(
+    src: Path = typer.Argument(..., help="A Terminal-Bench 1 task directory (task.yaml, solution.sh, run-tests.sh)."),
+    dest: Path = typer.Argument(..., help="Suite directory to write <task-id>/ into."),
+) -> None:
+    """Convert a Terminal-Bench 1 task into matchmeter's task format."""
+    from matchmeter.tasks.commands import import_task
+
+    import_task(src, dest, console=_console())
+
+
 @tasks_app.command("check")
 def tasks_check(
     path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
