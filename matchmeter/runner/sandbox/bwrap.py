@@ -1,10 +1,12 @@
 """The bubblewrap backend (the default): namespaces without a daemon, host filesystem read-only.
 
-create() starts one long-lived bwrap process (`sleep infinity` under bwrap's own pid-1 reaper) that
+create() starts one long-lived bwrap process (a holder shell under bwrap's own pid-1 reaper) that
 owns the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those namespaces with
 `nsenter`, so a service one exec starts in the background is still there, on the same loopback, for
 the next exec; destroy() kills the bwrap process, and with it pid 1 of the namespace and every process
-in it. The root is a read-only tmpfs with each host top-level entry bind-mounted read-only, so only
+in it. The holder blocks reading a pipe whose write end only the runner holds, so a runner killed
+with SIGKILL takes its sandboxes with it (bwrap's --die-with-parent alone only covers bwrap's own
+child, not the outer bwrap process). The root is a read-only tmpfs with each host top-level entry bind-mounted read-only, so only
 /app, /tests, /logs (host temp dirs) and a fresh /tmp are writable. Execs drop every capability, so a
 command cannot remount anything read-write.
 """
@@ -56,12 +58,14 @@ class BwrapSandbox:
         self.mounts = {policy.APP_DIR: self.dirs.app, policy.TESTS_DIR: self.dirs.tests, policy.LOGS_DIR: self.dirs.logs}
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
         self._init: subprocess.Popen[bytes] | None = None
+        self._lifeline_w = -1
         self._target_pid = 0
         self._destroyed = False
 
     def start(self) -> None:
         network = self.request.network or self.request.environment.network
         info_r, info_w = os.pipe()
+        self._lifeline_r, self._lifeline_w = os.pipe()
         argv = [
             "bwrap", *_root_binds(),
             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
@@ -72,24 +76,25 @@ class BwrapSandbox:
             "--unshare-all", *(["--share-net"] if network else []),
             "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_w),
-            "sleep", "infinity",
+            "sh", "-c", f"read -r _ <&{self._lifeline_r}",
         ]  # fmt: skip
         try:
             self._init = subprocess.Popen(
-                argv, pass_fds=(info_w,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                argv, pass_fds=(info_w, self._lifeline_r), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, start_new_session=True,
             )
         finally:
             os.close(info_w)
+            os.close(self._lifeline_r)
         with os.fdopen(info_r, "rb") as info:
             raw = info.read()  # EOF once bwrap has set up the namespaces (or died)
         if not raw:
             err = self._init.stderr.read().decode(errors="replace") if self._init.stderr else ""
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
-        self._target_pid = self._wait_for_sleep(int(json.loads(raw)["child-pid"]))
+        self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
 
-    def _wait_for_sleep(self, ns_init: int) -> int:
-        """Host pid of `sleep infinity` (pid 2 inside); nsenter takes its root and cwd (/app)."""
+    def _wait_for_holder(self, ns_init: int) -> int:
+        """Host pid of the holder shell (pid 2 inside); nsenter takes its root and cwd (/app)."""
         deadline = time.monotonic() + START_TIMEOUT_S
         children = Path(f"/proc/{ns_init}/task/{ns_init}/children")
         while time.monotonic() < deadline:
@@ -145,6 +150,9 @@ class BwrapSandbox:
                 _wait_gone(self._target_pid)
         except Exception:  # noqa: BLE001 - destroy never raises; the dirs below still go
             pass
+        if self._lifeline_w >= 0:
+            os.close(self._lifeline_w)
+            self._lifeline_w = -1
         shutil.rmtree(self.dirs.root, ignore_errors=True)
 
 
