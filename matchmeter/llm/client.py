@@ -123,7 +123,7 @@ class LMClient:
 
     def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
         """One chat completion. Raises SpendCapReached, AgentError, InfraError, UserError (missing key)."""
-        key = cache_key(self.model, messages, sampling, self.salt)
+        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt())
         if self.cache is not None:
             record = self.cache.get(key)
             if record is not None:
@@ -152,6 +152,13 @@ class LMClient:
             self.cache.close()
 
     # ------------------------------------------------------------------ internals
+
+    def _behaviour_salt(self) -> str:
+        if self.model.startswith("sim/"):
+            from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
+
+            return f"|sim-behaviour-{SIM_BEHAVIOUR_VERSION}"
+        return ""
 
     def _price(self, tokens: TokenUsage, usage_reported: bool) -> Cost:
         if not usage_reported:

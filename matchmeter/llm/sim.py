@@ -8,12 +8,14 @@ sha256 of the description), and turn n (= assistant messages so far) renders pla
 - expert:   the reference commands in order, then submit.
 - explorer: looks around (ls, head, grep, find) before commands, then follows the path.
 - sloppy:   a wrong command before some steps (typo'd tool → 127, missing path, syntax error),
-            then the right one; sometimes a reply without a code block; may skip one command.
+            then the right one; sometimes a reply without a code block; may skip one command and
+            may write one command with careless quoting ('…' turned into "…", left uncorrected).
 - quitter:  a few looks, maybe the first command, then gives up (submits early).
 
 Description hook: `explicitness(description) -> [0, 1]` (longer text, inline `code`, numbered steps
-raise it). Sloppy and explorer skip a reference command with probability `base × (1 − explicitness)`,
-so a clearer rewrite measurably helps them. Pass another function as `explicitness_fn` to change it.
+raise it). Sloppy and explorer skip a reference command with probability `base × (1 − explicitness)`
+(an effectful one when there is one: skipping a mere look would change nothing), and sloppy's careless
+quoting has probability `0.5 × (1 − explicitness)`, so a clearer rewrite measurably helps them. Pass another function as `explicitness_fn` to change it.
 Under the disclosed contract (the system prompt carries transport.DISCLOSED_NOTE) expert and explorer
 escape their commands for the extra double-quote layer; sloppy and quitter do not.
 Every reply starts with `THOUGHT (SIMULATED sim/<persona>)`.
@@ -34,7 +36,13 @@ from matchmeter.llm.tokens import count_message_tokens
 from matchmeter.schema import TaskSpec, sha256_text
 
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
+# Part of every sim cache key (see LMClient): bump it whenever persona behaviour changes, so cached
+# replies of an older behaviour are never served as the new one.
+SIM_BEHAVIOUR_VERSION = "2"
 SKIP_BASE = {"expert": 0.0, "explorer": 0.25, "sloppy": 0.6, "quitter": 0.0}
+CARELESS_QUOTING_BASE = 0.5
+LOOK_TOOLS = frozenset({"cat", "head", "tail", "ls", "find", "wc", "grep", "jq", "zcat", "cut", "sort", "stat",
+                        "file", "pwd", "tree", "diff", "cmp", "sleep"})
 VERBOSITY = {"expert": (1, 2), "explorer": (2, 5), "sloppy": (1, 4), "quitter": (1, 3)}
 REASONING = {"expert": (0, 16), "explorer": (8, 64), "sloppy": (0, 40), "quitter": (0, 24)}
 SUBMIT = "submit"
@@ -109,6 +117,19 @@ def _mistake(command: str, rng: random.Random) -> str:
     return f"{command} |"
 
 
+def is_look(command: str) -> bool:
+    """A read-only command (a look tool, no output redirection): skipping it changes no state."""
+    head = command.split(None, 1)[0] if command.strip() else ""
+    if head == "git":
+        return re.search(r"\b(log|status|show|diff)\b", command) is not None and ">" not in command
+    return head in LOOK_TOOLS and re.search(r"(?<![0-9&])>(?!&)", command) is None
+
+
+def careless_quoting(command: str) -> str:
+    """Sloppy quoting: single quotes become double quotes, so $, ` and \\ inside are now expanded."""
+    return command.replace("'", '"')
+
+
 def escape_for_double_quotes(command: str) -> str:
     """What a careful agent does under the disclosed contract: survive `bash -c "R"`."""
     return re.sub(r'([\\"$`])', r"\\\1", command)
@@ -123,8 +144,12 @@ def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclo
     ref = list(task.reference_paths[seed % len(task.reference_paths)].commands)
     if disclosed and persona in ("expert", "explorer"):
         ref = [escape_for_double_quotes(c) for c in ref]
-    skip_p = SKIP_BASE[persona] * (1.0 - explicitness_fn(description))
-    skipped = rng.randrange(len(ref)) if len(ref) > 1 and rng.random() < skip_p else None
+    vagueness = 1.0 - explicitness_fn(description)
+    effectful = [i for i, c in enumerate(ref) if not is_look(c)] or list(range(len(ref)))
+    skipped = rng.choice(effectful) if len(ref) > 1 and rng.random() < SKIP_BASE[persona] * vagueness else None
+    quotable = [i for i, c in enumerate(ref) if "'" in c and i != skipped]
+    careless = (rng.choice(quotable) if persona == "sloppy" and quotable
+                and rng.random() < CARELESS_QUOTING_BASE * vagueness else None)
     plan: list[Action] = []
     if persona == "quitter":
         plan += _looks(ref, rng, rng.randint(1, 3))
@@ -142,6 +167,9 @@ def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclo
             plan.append(Action("command", command, "That failed; correcting the command."))
             continue
         if i == skipped:
+            continue
+        if i == careless:
+            plan.append(Action("command", careless_quoting(command), "Next step."))
             continue
         plan.append(Action("command", command, "Next step."))
     plan.append(Action("submit", SUBMIT, "The task is done; submitting."))

@@ -129,3 +129,22 @@ def test_stub_serves_sim_models_on_the_task_path(make_stub):
         urllib.request.urlopen(bad, timeout=10)
     assert err.value.code == 400
     assert b"sim_api_base" in err.value.read()
+
+
+def test_sloppy_careless_quoting_targets_effectful_commands_and_fades_with_clarity():
+    from matchmeter.llm.sim import careless_quoting, is_look
+
+    ref = ["head -n 3 data.csv", "awk -F, '{s += $2} END {print s}' data.csv > total.txt", "cat total.txt"]
+    task = _task(ref)
+    assert [is_look(c) for c in ref] == [True, False, True]
+    assert careless_quoting(ref[1]) == 'awk -F, "{s += $2} END {print s}" data.csv > total.txt'
+
+    def careless(description: str) -> int:
+        return sum(careless_quoting(ref[1]) in {a.command for a in build_plan(task, s, "sloppy", description)}
+                   for s in range(300))
+
+    assert careless(TERSE) > 3 * careless(EXPLICIT)
+    for s in range(300):  # a skip never hits a mere look when an effectful command exists
+        done = {a.command for a in build_plan(task, s, "explorer", TERSE)}
+        assert ref[0] in done
+        assert ref[2] in done
