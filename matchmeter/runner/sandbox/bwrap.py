@@ -1,6 +1,6 @@
 """The bubblewrap backend (the default): namespaces without a daemon, host filesystem read-only.
 
-create() starts one long-lived bwrap process (a holder shell under bwrap's own pid-1 reaper) that
+create() starts one long-lived bwrap process (a holder bash under bwrap's own pid-1 reaper) that
 owns the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those namespaces with
 `nsenter`, so a service one exec starts in the background is still there, on the same loopback, for
 the next exec; destroy() kills the bwrap process, and with it pid 1 of the namespace and every process
@@ -76,7 +76,7 @@ class BwrapSandbox:
             "--unshare-all", *(["--share-net"] if network else []),
             "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_w),
-            "sh", "-c", f"read -r _ <&{self._lifeline_r}",
+            "bash", "-c", f"read -r _ <&{self._lifeline_r}",  # bash: dash takes one-digit fds only
         ]  # fmt: skip
         try:
             self._init = subprocess.Popen(
