@@ -67,7 +67,7 @@ def _bind_out(request: OptimizeRequest) -> Path:
 
 
 @contextlib.contextmanager
-def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[str | None]:
+def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[Any]:
     """One loopback stub for sim/rewriter, sim/judge and sim/<persona> agents, when any of them is used."""
     sim_lm = any(m.startswith("sim/") for m in (request.rewriter_model, request.judge_model))
     if not sim_lm and not any(c.simulated for c in source.configurations):
@@ -76,7 +76,7 @@ def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[str | None]:
     from matchmeter.optimizer.sim_replies import OptimizerStub
 
     with OptimizerStub(None, suite_dirs=source.task_dirs, tasks={t.id: t for t in source.tasks}) as stub:
-        yield stub.url
+        yield stub
 
 
 def _client(model: str, api_base: str | None, request: OptimizeRequest):  # type: ignore[no-untyped-def]
@@ -103,7 +103,8 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]
     done_before = sum(state_path(out, t.id, s).exists() for t, s in units)
-    with _stub(request, source) as stub_url:
+    with _stub(request, source) as stub:
+        stub_url = stub.url if stub is not None else None
         rewriter = _client(request.rewriter_model, _lm_base(request, request.rewriter_model, stub_url), request)
         judge_client = _client(request.judge_model, _lm_base(request, request.judge_model, stub_url), request)
         side = SourceSide.open(out / "source-runs", source, request.backend, request.concurrency, stub_url)
@@ -126,9 +127,11 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
                                     "judge_votes": request.judge_votes, "candidates": request.candidates},
                           simulated=source.simulated or "sim/" in request.rewriter_model + request.judge_model)
     path = write_frozen(out, frozen)
-    return summarize(states, frozen, path, source.tasks, units_run=len(units) - done_before,
-                     units_skipped=done_before, clients=(rewriter, judge_client), source_side=side,
-                     warnings=warnings)
+    summary = summarize(states, frozen, path, source.tasks, units_run=len(units) - done_before,
+                        units_skipped=done_before, clients=(rewriter, judge_client), source_side=side,
+                        warnings=warnings)
+    summary.stub_calls = stub.stats.http_calls if stub is not None else None
+    return summary
 
 
 def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]

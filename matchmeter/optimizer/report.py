@@ -43,6 +43,7 @@ class OptimizeSummary(BaseModel):
     lm_calls: int = Field(0, description="HTTP calls of the rewriter and judge in this invocation.")
     lm_cache_hits: int = 0
     lm_spend_usd: float = Field(0.0, description="New rewriter + judge spend in this invocation (cache hits cost 0).")
+    stub_calls: int | None = Field(None, description="Chat requests the built-in SIMULATED stub answered (agents included).")
     audit_selected: int = 0
     audit_passed: int = 0
     audit_drifted: list[str] = Field(default_factory=list)

@@ -8,9 +8,9 @@ LM layer's code is not touched.
 sim/rewriter: each candidate is the Original, verbatim, plus appended sentences that restate what the
 Original already says (its paths in backticks, "meant literally"), as many as fit under 2.9× the
 Original's length; candidate i uses i+1 sentences, so the candidates differ in explicitness
-(llm/sim.py `explicitness`), which changes how often sloppy/explorer personas skip a step. For about
-half of the (task, attempt) pairs, candidate 1 is unfaithful: it replaces the first path of the
-Original with "the file", which the gate must reject (`drops_literal:path:...`).
+(llm/sim.py `explicitness`), which changes how often sloppy/explorer personas skip a step. When 3 or
+more candidates are asked for, the last one is unfaithful: it replaces the first path of the Original
+with "the file", which the gate must reject (`drops_literal:path:...`).
 sim/judge: drops_requirement when a path, number or quoted literal of the Original is missing,
 lowers_difficulty when numbered steps were added, same when identical, else immaterial.
 Every diagnosis, rationale and reason says SIMULATED.
@@ -24,7 +24,6 @@ from typing import Any
 
 from matchmeter.gate.rules import NUMBERED, numbers_in, paths_in, quoted_in
 from matchmeter.llm.stub_server import StubReply, StubServer
-from matchmeter.schema import sha256_text
 
 SIM_REWRITER, SIM_JUDGE = "sim/rewriter", "sim/judge"
 MAX_RATIO = 2.9
@@ -56,7 +55,6 @@ def _clarifications(original: str) -> list[str]:
 def sim_candidates(original: str, attempt: str | None, n: int) -> list[dict[str, str]]:
     pool = _clarifications(original)
     body = original.rstrip()
-    unfaithful = int(sha256_text(f"{original}|{attempt}")[:2], 16) % 2 == 0 and bool(paths_in(original))
     out: list[dict[str, str]] = []
     for i in range(n):
         added: list[str] = []
@@ -69,7 +67,7 @@ def sim_candidates(original: str, attempt: str | None, n: int) -> list[dict[str,
             added = [alone] if len(body) + 2 + len(alone) <= MAX_RATIO * len(body) else added
         text = body + ("\n\n" + " ".join(added) if added else "")
         rationale = f"SIMULATED sim/rewriter: restates {len(added)} point(s) of the original explicitly"
-        if i == 1 and unfaithful:
+        if i == n - 1 and n >= 3 and paths_in(original):
             text = text.replace(paths_in(original)[0], "the file")
             rationale = "SIMULATED sim/rewriter: unfaithful on purpose (drops a path) to exercise the gate"
         out.append({"text": text + "\n", "rationale": rationale})
