@@ -166,3 +166,24 @@ def test_client_accepts_an_injected_price_table(make_stub, make_client):
     table = PriceTable(table_id="test-table", price=[STUB_PRICE.model_copy(update={"input": 2.0})])
     reply = make_client(make_stub(["abcd"]), price_table=table).complete(MESSAGES)
     assert reply.cost.usd == (19 * 2.0 + 1 * 4.0) / 1_000_000
+
+
+def test_ledgers_sharing_a_file_never_lose_spend(tmp_path):
+    import threading
+
+    path = tmp_path / "spend.json"
+    ledgers = [SpendLedger(path, cap_usd=10.0) for _ in range(4)]
+
+    def charge(ledger: SpendLedger) -> None:
+        for _ in range(50):
+            ledger.charge(0.25)
+
+    threads = [threading.Thread(target=charge, args=(ledger,)) for ledger in ledgers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert json.loads(path.read_text())["spent_usd"] == 50.0
+    with pytest.raises(SpendCapReached):
+        SpendLedger(path, cap_usd=50.0).check()
+    SpendLedger(path, cap_usd=50.25).check()
