@@ -9,7 +9,6 @@ removes every container matchmeter labelled, for `matchmeter env prune` and cras
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 import shutil
 import subprocess
@@ -177,12 +176,3 @@ def prune(label: str | None = None) -> int:
             continue
     return removed
 
-
-def tar_bytes(src: Path, arcname: str) -> bytes:
-    """A tar archive of src (file or directory) stored under arcname, for put_archive."""
-    import tarfile
-
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tar:
-        tar.add(str(src), arcname=arcname)
-    return buf.getvalue()

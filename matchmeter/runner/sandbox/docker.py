@@ -125,7 +125,7 @@ class DockerSandbox:
             raise SandboxError(f"cannot upload {src}: no such file or directory")
         parent, name = posixpath.split(dest)
         self._raw_exec(["mkdir", "-p", parent], 30.0, {})
-        data = baseimage.tar_bytes(src, name)
+        data = _tar_bytes(src, name)
         try:
             ok = self.container.put_archive(parent, data)
         except Exception as exc:  # noqa: BLE001
@@ -228,6 +228,14 @@ class DockerBackend:
             sandbox.destroy()
             raise
         return sandbox
+
+
+def _tar_bytes(src: Path, arcname: str) -> bytes:
+    """A tar archive of src (file or directory) stored under arcname, for put_archive."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(str(src), arcname=arcname)
+    return buf.getvalue()
 
 
 def _stderr_console() -> Any:

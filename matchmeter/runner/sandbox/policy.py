@@ -20,7 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -140,7 +140,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def hash_tree(paths: Sequence[str], resolve: callable) -> dict[str, str]:  # type: ignore[valid-type]
+def hash_tree(paths: Sequence[str], resolve: Callable[[str], Path]) -> dict[str, str]:
     """Map every regular file under each path to its sha256, keyed as `<path as given>/<relative>`."""
     out: dict[str, str] = {}
     for given in paths:
