@@ -113,7 +113,14 @@ def ensure_base_image(client: Any, console: Any = None) -> None:
     if image_exists(client, BASE_IMAGE):
         return
     _say(console, f"{BASE_IMAGE} is missing; building it once now (or run `matchmeter env build-base`)")
-    build_base_image(console=console)
+    try:
+        build_base_image(console=console)
+    except SandboxError as exc:
+        raise UserError(
+            f"the Docker base image is missing and could not be built: {exc}",
+            "--backend docker",
+            f"make {DEBIAN_MIRROR} reachable and run `matchmeter env build-base`, or use --backend bwrap",
+        ) from exc
 
 
 def dockerfile_digest(environment_dir: Path) -> str:
