@@ -12,7 +12,9 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Any
 
+from matchmeter.errors import SpendCapReached
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
@@ -70,7 +72,7 @@ OnResult = Callable[[ExecutionResult], None]
 
 
 def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: SandboxBackend, backend_name: str,
-             api_base_for: ApiBaseFor, allow_incompatible: bool = False) -> ExecutionResult:
+             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: Any = None) -> ExecutionResult:
     outcome: TrialOutcome | None = None
     for _ in range(INFRA_RETRIES + 1):
         staging = store.staging_dir(item.key)
@@ -78,7 +80,7 @@ def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: Sand
             run_id=run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=backend,
             backend_name=backend_name, logs_dir=staging / "logs", api_base=api_base_for(item),
-            allow_incompatible=allow_incompatible,
+            allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
         ))
         if outcome.result.failure_mode != "infra_error":
             break
@@ -97,16 +99,20 @@ def execute_plan(
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
     allow_incompatible: bool = False,
+    spend_ledger: Any = None,
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
-    Ctrl-C stops scheduling, lets running trials clean up their sandboxes, then re-raises.
+    Ctrl-C stops scheduling, lets running trials clean up their sandboxes, then re-raises. Reaching the
+    spend cap stops scheduling too: running trials finish (or stop at the cap, unstored), then
+    SpendCapReached is raised so the caller can tell the user to resume with a higher cap.
     """
     store.clean_partials()
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     results: list[ExecutionResult] = []
     stop = threading.Event()
+    cap_reached: SpendCapReached | None = None
     api_base_for = api_base_for or (lambda _item: None)
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
         pending: set[Future[ExecutionResult]] = set()
@@ -118,12 +124,17 @@ def execute_plan(
                     if item is None:
                         break
                     pending.add(pool.submit(_run_one, item, store, run_id, backend, backend_name, api_base_for,
-                                             allow_incompatible))
+                                             allow_incompatible, spend_ledger))
                 if not pending:
                     break
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    result = fut.result()
+                    try:
+                        result = fut.result()
+                    except SpendCapReached as exc:
+                        cap_reached = cap_reached or exc
+                        stop.set()
+                        continue
                     results.append(result)
                     if on_result:
                         on_result(result)
@@ -132,4 +143,6 @@ def execute_plan(
             for fut in pending:
                 fut.cancel()
             raise
+    if cap_reached is not None:
+        raise cap_reached
     return results

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from matchmeter import __version__
-from matchmeter.errors import UserError
+from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
 from matchmeter.runner.sandbox import get_backend
@@ -78,7 +78,7 @@ def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, s
                             "pass --resume to continue it, or choose another --out")
         old = store.read_manifest()
         new = _manifest(request, tasks, old.run_id)
-        if old.request != new.request or old.task_digests != new.task_digests:
+        if _what_runs(old.request) != _what_runs(new.request) or old.task_digests != new.task_digests:
             raise UserError("--resume asks for a different run than the one stored", str(store.manifest_path),
                             "repeat the original flags, or choose another --out")
         return store, old.run_id
@@ -86,6 +86,14 @@ def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, s
     store.root.mkdir(parents=True, exist_ok=True)
     store.write_manifest(_manifest(request, tasks, run_id))
     return store, run_id
+
+
+# Request fields that change how a run proceeds, not what it executes: a resume may change them.
+PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd")
+
+
+def _what_runs(request: dict) -> dict:  # type: ignore[type-arg]
+    return {k: v for k, v in request.items() if k not in PROCEDURAL_FIELDS}
 
 
 @contextlib.contextmanager
@@ -115,28 +123,45 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()
     finished = store.finished_keys()
-    with sim_environment(request.configurations, task_paths or [builtin_suite_dir()]) as stub_url:
-        api_base_for = _api_base_for(stub_url)
-        with _progress(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
-            results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
-                                   api_base_for=api_base_for, on_result=on_result,
-                                   allow_incompatible=request.allow_incompatible)
+    ledger = _spend_ledger(store, request.spend_cap_usd)
+    try:
+        with sim_environment(request.configurations, task_paths or [builtin_suite_dir()]) as stub_url:
+            api_base_for = _api_base_for(stub_url)
+            with _progress(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
+                results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
+                                       api_base_for=api_base_for, on_result=on_result,
+                                       allow_incompatible=request.allow_incompatible, spend_ledger=ledger)
+    except SpendCapReached as exc:
+        store.rebuild_table()
+        left = len(plan) - len(store.finished_keys() & {p.key for p in plan})
+        raise UserError(f"{exc}; {left} of {len(plan)} executions not run yet", str(store.root),
+                        "resume with --resume and a higher --spend-cap") from exc
     store.rebuild_table()
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
                       executed=len(results), results=results)
 
 
-def prune_leftovers(backend: str, run_id: str) -> None:
-    """Remove containers and temp workspaces labelled with this run (sandboxes are labelled by run id)."""
-    import re
-    import shutil
-    import tempfile
+def _spend_ledger(store: RunStore, cap_usd: float | None):  # type: ignore[no-untyped-def]
+    """The run's spend ledger (runs/<id>/spend.json): survives restarts, so a resumed run keeps its total."""
+    if cap_usd is None:
+        return None
+    from matchmeter.llm.spend import SpendLedger
 
+    return SpendLedger(store.root / "spend.json", cap_usd)
+
+
+def prune_leftovers(backend: str, run_id: str) -> None:
+    """Remove what a killed earlier process of this run left: containers, temp workspaces, local processes.
+
+    Sandboxes are labelled with the run id, so only this run's leftovers are touched.
+    """
     from matchmeter.runner.sandbox import policy
 
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", run_id)[:40]
-    for leftover in Path(tempfile.gettempdir()).glob(f"{policy.TEMP_PREFIX}{safe}-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    if backend == "local":
+        from matchmeter.runner.sandbox.local import prune_processes
+
+        prune_processes(run_id)
+    policy.prune_workspaces(run_id)
     if backend == "docker":
         from matchmeter.runner.sandbox.baseimage import prune
 

@@ -16,8 +16,9 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from matchmeter.errors import MatchmeterError, VerifierError
+from matchmeter.errors import MatchmeterError, SpendCapReached, VerifierError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.agents.adapters import needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
@@ -51,6 +52,7 @@ class TrialRequest:
     logs_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
+    spend_ledger: Any = None  # the run's shared SpendLedger (llm/spend.py), when a spend cap is set
     allow_incompatible: bool = False  # keep executions whose CLI reports another model (seed 002)
 
 
@@ -109,7 +111,7 @@ def _read_verifier(sandbox: Sandbox, logs: str, task: TaskSpec) -> tuple[float, 
 
 
 def run_trial(req: TrialRequest) -> TrialOutcome:
-    """Run one execution and return its result; never raises except on KeyboardInterrupt."""
+    """Run one execution and return its result; raises only KeyboardInterrupt and SpendCapReached."""
     task, config = req.task, req.configuration
     phases = _Phases()
     result = ExecutionResult(
@@ -138,9 +140,11 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
             raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
         deadline_s = min(task.budgets.wall_s, task.timeouts.agent_s)
         session = AgentSession(sandbox=sandbox, configuration=config, task=task, budgets=task.budgets,
-                               deadline=time.monotonic() + deadline_s, seed=req.seed, tests_dir=tests,
+                               deadline=time.monotonic() + deadline_s, seed=req.seed, attempt=req.attempt, tests_dir=tests,
                                logs_dir=logs, trajectory=trajectory, api_base=req.api_base)
         agent = get_agent(config, task)
+        if req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
+            agent.spend_ledger = req.spend_ledger
         agent.setup(session)
         protected = [resolve(p, app) for p in task.safety.protected_paths]
         before = sandbox.snapshot(protected) if protected else {}
@@ -151,7 +155,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         try:
             agent.run(req.description.text, session)
         except MatchmeterError as exc:
-            if exc.failure_mode in ("infra_error", "sandbox_error"):
+            if isinstance(exc, SpendCapReached) or exc.failure_mode in ("infra_error", "sandbox_error"):
                 raise
             agent_failure = exc
         phases.end()
@@ -177,8 +181,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
             result.error = str(agent_failure)
             if agent_failure.failure_mode in ZERO_ON_FAILURE:
                 result.reward = 0.0
-    except KeyboardInterrupt:
-        raise
+    except (KeyboardInterrupt, SpendCapReached):
+        raise  # not a result: the run stops here and this execution reruns on resume
     except MatchmeterError as exc:
         phases.end()
         result.failure_mode, result.error, result.reward = exc.failure_mode, str(exc), 0.0  # type: ignore[assignment]

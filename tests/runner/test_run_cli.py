@@ -137,3 +137,27 @@ def test_tasks_check_reports_oracle_and_nop(tmp_path):
     bad = _mm("tasks", "check", str(lazy), "--backend", "local", "--seeds", "1")
     assert bad.returncode == 1
     assert "0/1 task×seed checks pass" in bad.stdout
+
+
+def test_spend_cap_stops_cleanly_and_resume_finishes(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    out = tmp_path / "runs" / "capped"
+    args = ["run", "--tasks", str(tasks), "--agent", "bash", "--model", "sim/expert", "--backend", "local",
+            "--seeds", "3", "--out", str(out), "--quiet"]
+    capped = _mm(*args, "--spend-cap", "0.0000001")
+    assert capped.returncode == 2
+    assert "spend cap reached" in capped.stderr
+    assert "resume with --resume and a higher --spend-cap" in capped.stderr
+    stored = len(list((out / "executions").glob("*/result.json")))
+    assert stored < 3
+    assert not [p for p in (out / "executions").iterdir() if p.name.startswith(".partial-") and (p / "result.json").exists()]
+    resumed = _mm(*args, "--resume", "--spend-cap", "10")
+    assert resumed.returncode == 0, resumed.stderr
+    table = _rows(out)
+    assert len(table) == 3
+    assert table["execution_key"].is_unique
+    assert set(table["failure_mode"]) == {"none"}
+    assert table["simulated"].all()
+    spent = json.loads((out / "spend.json").read_text())
+    assert spent["spent_usd"] > 0

@@ -40,6 +40,7 @@ class AgentSession:
     budgets: Budgets
     deadline: float
     seed: int = 0
+    attempt: int = 0
     env: dict[str, str] = field(default_factory=dict)
     tests_dir: str = "/tests"  # in-sandbox paths, resolved by the runner from $MM_TESTS / $MM_LOGS
     logs_dir: str = "/logs"
