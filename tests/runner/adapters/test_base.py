@@ -222,3 +222,19 @@ def test_registry_profiles_and_network_needs():
     assert needs_network(Configuration(id="c", model="m", agent=AgentSpec(name="bash"))) is False
     agent = get_agent(Configuration(id="c", model="openai/gpt-4o", agent=AgentSpec(name="codex")), make_task())
     assert agent.name == "codex"
+
+
+def test_agents_profiles_command_prints_json_and_a_table():
+    from typer.testing import CliRunner
+
+    from matchmeter.cli import app
+
+    out = CliRunner().invoke(app, ["agents", "profiles", "--json"])
+    assert out.exit_code == 0
+    listed = json.loads(out.stdout)
+    assert [p["name"] for p in listed] == list(ADAPTERS)
+    assert {p["name"]: p["verified"] for p in listed}["aider"] is True
+    assert {p["name"]: p["install"]["package"] for p in listed}["mini-swe-agent"] == "mini-swe-agent"
+    table = CliRunner().invoke(app, ["agents", "profiles"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0
+    assert "opencode" in table.stdout

@@ -123,3 +123,20 @@ def test_api_key_reaches_the_endpoint_but_no_stored_text(clis, tmp_path, monkeyp
               json.dumps(run.outcome.trajectory.to_atif())]
     stored += [p.read_text(errors="replace") for p in run.logs_dir.rglob("*") if p.is_file()]
     assert not [text for text in stored if secret in text]
+
+
+def test_run_command_path_records_allow_incompatible_in_manifest_and_results(clis, tmp_path):
+    from matchmeter.llm.stub_server import StubServer
+    from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+    from tests.helpers.tasks import write_task
+
+    task_dir = write_task(tmp_path / "tasks", steps=10, agent_s=240)
+    with StubServer(_other(MINI_REPLIES)) as stub:
+        config = configuration_from_flags("mini-swe-agent", "openai/stub/scripted", options={"api_base": stub.api_base})
+        request = RunRequest(tasks=[str(task_dir)], configurations=[config], backend="local", out=str(tmp_path / "run"),
+                             allow_incompatible=True)
+        summary = execute_run(request, progress=False)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["allow_incompatible"] is True
+    [result] = summary.results
+    assert (result.failure_mode, result.reward, result.trust_flags[TRUST_FLAG]) == ("none", 1.0, False)
