@@ -139,6 +139,10 @@ class CLIAdapter:
             from matchmeter.runner.agents.adapters.install import ensure_installed
 
             self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
+            # The venv lives on the host: bwrap and local see it, a docker container does not.
+            if session.sandbox.exec(f"test -x {shlex.quote(self.executable)}", 30).exit_code != 0:
+                raise AgentError(f"{self.executable} (host venv) is not visible inside this sandbox: use --backend "
+                                 "bwrap or local, or set agent option cli_path to an executable inside the image")
             return
         found = session.sandbox.exec(f"command -v {shlex.quote(spec.executable)}", 30)
         if found.exit_code != 0 or not found.output.strip():
