@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import tempfile
@@ -61,6 +62,13 @@ def sandbox_exec_ms(backend_name: str, env_dir: Path, reps: int) -> float:
         sandbox.destroy()
 
 
+def _bash_in_group(script: Path, cwd: Path, env: dict[str, str], groups: list[int]) -> None:
+    proc = subprocess.Popen(["bash", str(script)], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    groups.append(proc.pid)  # its process group: services the script started in the background stay in it
+    proc.wait(timeout=300)
+
+
 def bare_trial_s(task_path: Path, seed: int) -> float:
     """setup.sh, solve.sh, test.sh with plain bash in temp dirs: the work a trial must do anyway."""
     root = Path(tempfile.mkdtemp(prefix="mm-bare-"))
@@ -69,17 +77,20 @@ def bare_trial_s(task_path: Path, seed: int) -> float:
         d.mkdir()
     env = {**os.environ, "MM_SEED": str(seed), "MM_APP": str(dirs["app"]), "MM_TESTS": str(dirs["tests"]),
            "MM_LOGS": str(dirs["logs"])}
+    groups: list[int] = []
     start = time.perf_counter()
     try:
         for script in (task_path / "environment" / "setup.sh", task_path / "solution" / "solve.sh"):
-            subprocess.run(["bash", str(script)], cwd=dirs["app"], env=env, capture_output=True, timeout=300,
-                           start_new_session=True)
+            _bash_in_group(script, dirs["app"], env, groups)
         shutil.copytree(task_path / "tests", dirs["tests"], dirs_exist_ok=True)
-        subprocess.run(["bash", str(dirs["tests"] / "test.sh")], cwd=dirs["app"], env=env, capture_output=True,
-                       timeout=300, start_new_session=True)
+        _bash_in_group(dirs["tests"] / "test.sh", dirs["app"], env, groups)
         return time.perf_counter() - start
     finally:
-        subprocess.run(["pkill", "-f", str(root)], capture_output=True)  # services the oracle started
+        for pgid in groups:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -3,7 +3,7 @@
 The plan is the cross product configurations × tasks × descriptions × seeds × attempts; each planned
 execution has a key (store.execution_key). A resumed run skips keys that already have a result and
 reruns ones that were in progress. Infra errors (engine hiccups) are retried a bounded number of times;
-every other failure is a result, not a retry.
+sandbox start failures too; every other failure is a result.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec
 
 INFRA_RETRIES = 2
+# Failures of the machinery, not of the agent: a sandbox that did not start under load, an engine
+# hiccup. Retried a bounded number of times; every other failure mode is a result.
+RETRIED_FAILURES = frozenset({"infra_error", "sandbox_error"})
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: Sand
             backend_name=backend_name, logs_dir=staging / "logs", api_base=api_base_for(item),
             allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
         ))
-        if outcome.result.failure_mode != "infra_error":
+        if outcome.result.failure_mode not in RETRIED_FAILURES:
             break
     assert outcome is not None
     store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), outcome.trajectory.to_atif())
