@@ -1,4 +1,4 @@
-"""Regenerate the derived files of every built-in task: `python -m tests.tasks.sync_suite`.
+"""Regenerate the derived files of built-in tasks: `python -m tests.tasks.sync_suite [TASK_ID ...]`.
 
 Each task's tests/ holds copies of environment/setup.sh (so the verifier can rebuild the pristine
 starting state) and of suite/_shared/verifylib.py; solution/solve.sh is the first reference path,
@@ -41,8 +41,11 @@ def expected_files(task_dir: Path) -> dict[Path, bytes]:
     }
 
 
-def main() -> None:
+def main(only: list[str] | None = None) -> None:
+    """Regenerate every task's derived files, or only those of the task ids given on the command line."""
     for task_dir in sorted(p for p in builtin_suite_dir().iterdir() if (p / "task.toml").is_file()):
+        if only and task_dir.name not in only:
+            continue
         for path, data in expected_files(task_dir).items():
             path.parent.mkdir(parents=True, exist_ok=True)
             if not path.exists() or path.read_bytes() != data:
@@ -55,4 +58,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
