@@ -1,0 +1,116 @@
+"""Render report tables to the terminal (rich) and write them as CSV + JSON, one pair per table.
+
+Output layout of `write_tables`::
+
+    <out-dir>/
+      <name>.csv     the DataFrame, `flags` column last (SIMULATED / UNTRUSTED per row)
+      <name>.json    {"title", "label": "SIMULATED" | "", "simulated", "untrusted", "notes", "rows": [...]}
+
+Numbers are written unrounded (CSV/JSON) and rounded only for display; ∞ is written as "inf" in CSV
+and as the string "Infinity" in JSON so a strict JSON reader still accepts the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
+
+# Long tables that belong in files and plots, not on a terminal.
+NOT_IN_TERMINAL = frozenset({"budget_quality", "per_task_reward", "conditions_per_pair"})
+
+
+def title_of(df: pd.DataFrame, name: str) -> str:
+    title = str(df.attrs.get("title", name))
+    return f"{title} — SIMULATED" if df.attrs.get("simulated") else title
+
+
+def format_cell(value: Any, column: str = "") -> str:
+    """Display form: 3 decimals, USD with 4 significant decimals, ∞, '-' for missing, yes/no for booleans."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return "-"
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, int) or type(value).__name__.startswith("int"):
+        return str(int(value))
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        v = float(value)
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
+        if column.endswith("_usd"):
+            return f"{v:.4g}" if abs(v) < 0.01 else f"{v:.4f}"
+        if column.startswith("tokens") or column.startswith("n_"):
+            return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.1f}"
+        return f"{v:.3f}"
+    return str(value)
+
+
+def render_tables(tables: Mapping[str, pd.DataFrame], console: Console, skip: frozenset[str] = NOT_IN_TERMINAL) -> None:
+    """Print each table as a rich table: SIMULATED in the title, untrusted configurations named below."""
+    from pandas.api.types import is_numeric_dtype
+    from rich.table import Table
+
+    for name, df in tables.items():
+        if name in skip:
+            continue
+        table = Table(title=title_of(df, name), title_justify="left")
+        for col in df.columns:
+            table.add_column(col, overflow="fold", justify="right" if is_numeric_dtype(df[col]) else "left")
+        for row in df.itertuples(index=False):
+            table.add_row(*(format_cell(v, c) for v, c in zip(row, df.columns, strict=True)))
+        console.print(table)
+        for note in df.attrs.get("notes", []):
+            console.print(f"  note: {note}", highlight=False, soft_wrap=True)
+        if df.attrs.get("untrusted"):
+            console.print(f"  [yellow]UNTRUSTED[/] (failed an anti-gaming probe): {', '.join(df.attrs['untrusted'])}",
+                          highlight=False, soft_wrap=True)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def table_payload(df: pd.DataFrame, name: str) -> dict[str, Any]:
+    """The JSON document of one table."""
+    records = json.loads(df.to_json(orient="records", double_precision=15, default_handler=str))
+    # pandas writes ±inf as null; restore them from the frame so ∞ cost-per-pass is not read as missing
+    for i, row in enumerate(df.itertuples(index=False)):
+        for col, value in zip(df.columns, row, strict=True):
+            if isinstance(value, float) and math.isinf(value):
+                records[i][col] = _json_safe(value)
+    return {"name": name, "title": str(df.attrs.get("title", name)),
+            "label": "SIMULATED" if df.attrs.get("simulated") else "", "simulated": bool(df.attrs.get("simulated")),
+            "untrusted": list(df.attrs.get("untrusted", [])), "notes": list(df.attrs.get("notes", [])),
+            "rows": records}
+
+
+def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> list[Path]:
+    """Write <name>.csv and <name>.json for every table (atomically); returns the paths written."""
+    from matchmeter.metrics.table import atomic_write_text
+
+    out_dir = Path(out_dir)
+    paths = []
+    for name, df in tables.items():
+        csv_path, json_path = out_dir / f"{name}.csv", out_dir / f"{name}.json"
+        atomic_write_text(csv_path, df.to_csv(index=False))
+        atomic_write_text(json_path, json.dumps(table_payload(df, name), indent=2, ensure_ascii=False) + "\n")
+        paths += [csv_path, json_path]
+    return paths

@@ -1,0 +1,274 @@
+"""The paper's tables as pandas DataFrames, built only from metrics functions over stored tables.
+
+`build_tables` returns an ordered dict name → DataFrame. Every table carries `attrs`: `title`,
+`simulated` (any contributing row came from a `sim/` model: the table is labelled SIMULATED),
+`untrusted` (configurations with a failed anti-gaming probe in this table) and `notes`; every table
+also has a last column `flags` ('SIMULATED', 'UNTRUSTED') per row, so a CSV keeps the labels too.
+Table 1 scores the Original view with `ams.score` on the frozen calibration, so its AMS and ranks
+equal `matchmeter score` on the same Original runs. Condition tables live in `report.condition_tables`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from matchmeter.metrics import ams
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from matchmeter.metrics.calibration import Calibration
+    from matchmeter.report.inputs import ReportContext
+
+TITLES = {
+    "table1_configurations": "Table 1 — configurations on Original descriptions",
+    "table1_leaders": "Table 1 — leaders",
+    "table2_ablations": "Table 2 — AMS component ablation",
+    "spearman_ams_pass_rate": "Rank agreement of AMS with pass rate",
+    "budget_quality": "Budget–quality curves (reward share within budget b, per stratum)",
+    "frontier": "Reward vs cost (upper convex hull from (0, 0))",
+    "per_task_reward": "Mean reward per configuration and task",
+    "efficiency": "Efficiency card per configuration (task-macro means)",
+    "fairness": "Harness-fairness scores per configuration",
+    "transport": "Transport damage (RR / RN / NN pass rates)",
+    "core_fidelity": "Core vs Full: AMS ranking fidelity",
+}
+
+
+def finish(df: pd.DataFrame, ctx: ReportContext, name: str, config_cols: Sequence[str] = ("configuration_id",),
+           notes: Sequence[str] = (), all_configs: bool = False,
+           row_configs: Sequence[Sequence[str]] | None = None) -> pd.DataFrame:
+    """Append the `flags` column and set attrs. Each row's configurations are its `config_cols` cells,
+    or `row_configs[i]`, or (`all_configs`, for summary rows computed over all of them) every one."""
+    every = sorted(ctx.original["configuration_id"].unique())
+    if row_configs is None:
+        row_configs = [list(every) if all_configs else [row[c] for c in config_cols if isinstance(row.get(c), str)]
+                       for row in df.to_dict("records")]
+    out = df.reset_index(drop=True)
+    out["flags"] = [ctx.flags(c) for c in row_configs]
+    involved = {c for cfgs in row_configs for c in cfgs}
+    out.attrs = {"title": TITLES.get(name, name), "simulated": bool(involved & ctx.simulated),
+                 "untrusted": sorted(involved & ctx.untrusted), "notes": list(notes)}
+    return out
+
+
+def _passed(df: pd.DataFrame) -> pd.Series:
+    return (df["reward"].astype(float) >= 1.0).astype(float)
+
+
+# ------------------------------------------------------------------ Table 1 and leaders
+
+
+def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Per configuration: executions, passes, pass rate and mean reward (task macro), mean cost, cost
+    and tokens per pass, AMS with its bootstrap CI and rank (as `matchmeter score`)."""
+    import numpy as np
+
+    from matchmeter.metrics.stats import cost_of_pass
+
+    f = ctx.original.assign(_p=_passed(ctx.original))
+    scores = ams.score(f, ctx.cuts, ctx.alpha)
+    per_task = f.groupby(["configuration_id", "task_id"]).agg(r=("reward", "mean"), p=("_p", "mean"),
+                                                             c=("cost_usd", lambda s: s.mean(skipna=False)))
+    macro = per_task.groupby(level="configuration_id").agg(mean_reward=("r", "mean"), pass_rate=("p", "mean"),
+                                                           mean_cost_usd=("c", lambda s: s.mean(skipna=False)))
+    g = f.groupby("configuration_id")
+    out = g.size().rename("n_executions").to_frame()
+    out["passes"] = g["_p"].sum().astype(int)
+    out = out.join(macro[["pass_rate", "mean_reward", "mean_cost_usd"]])
+    out["cost_per_pass_usd"] = cost_of_pass(f)
+    out["tokens_per_pass"] = (g["tokens_total"].sum() / out["passes"].replace(0, np.nan)).fillna(np.inf)
+    table = scores.table.set_index("configuration_id")[["rank", "ams"]]
+    out = out.join(table, how="left")
+    if len(table):
+        ci = ams.bootstrap_ams_ci(f, ctx.cuts, ctx.alpha, n_resamples=n_resamples, seed=seed)
+        out = out.join(ci.set_index("configuration_id"), how="left")
+    else:
+        out["ci_low"], out["ci_high"] = np.nan, np.nan
+    out = out.rename(columns={"ci_low": "ams_ci_low", "ci_high": "ams_ci_high"})
+    order = list(table.index) + sorted(set(out.index) - set(table.index))
+    out = out.loc[order].reset_index()
+    out["rank"] = out["rank"].astype("Int64")
+    out["trusted"] = ~out["configuration_id"].isin(ctx.untrusted)
+    notes = [f"{cfg}: not scored: {why}" for cfg, why in scores.excluded.items()]
+    notes.append(f"AMS CI: percentile bootstrap, {n_resamples} resamples (tasks within strata, then executions), seed {seed}")
+    cols = ["configuration_id", "rank", "n_executions", "passes", "pass_rate", "mean_reward", "mean_cost_usd",
+            "cost_per_pass_usd", "tokens_per_pass", "ams", "ams_ci_low", "ams_ci_high", "trusted"]
+    return finish(out[cols], ctx, "table1_configurations", notes=notes)
+
+
+def leaders(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
+    """Leader by completion (pass rate, ties: mean reward, id), by cost (lowest cost per pass), by AMS (rank 1)."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    by_completion = t1.sort_values(["pass_rate", "mean_reward", "configuration_id"], ascending=[False, False, True])
+    if len(by_completion):
+        r = by_completion.iloc[0]
+        rows.append({"criterion": "completion (pass rate)", "leader": r["configuration_id"], "value": float(r["pass_rate"])})
+    cheap = t1.loc[np.isfinite(t1["cost_per_pass_usd"].astype(float))].sort_values(["cost_per_pass_usd", "configuration_id"])
+    rows.append({"criterion": "cost (USD per pass)", "leader": cheap.iloc[0]["configuration_id"] if len(cheap) else None,
+                 "value": float(cheap.iloc[0]["cost_per_pass_usd"]) if len(cheap) else np.nan})
+    scored = t1.dropna(subset=["ams"]).sort_values(["rank", "configuration_id"])
+    rows.append({"criterion": "AMS", "leader": scored.iloc[0]["configuration_id"] if len(scored) else None,
+                 "value": float(scored.iloc[0]["ams"]) if len(scored) else np.nan})
+    return finish(pd.DataFrame(rows), ctx, "table1_leaders", config_cols=("leader",))
+
+
+def ablations(ctx: ReportContext) -> pd.DataFrame:
+    """Table 2: full AMS vs no AUBQC (α=1), no TQ (α=0), no EFR: winner, Spearman ρ, largest rank shift."""
+    table = ams.ablations(ctx.original, ctx.cuts, ctx.alpha)
+    return finish(table, ctx, "table2_ablations", config_cols=("winner", "shifted_configuration"))
+
+
+def spearman_vs_pass_rate(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
+    """Spearman ρ and Kendall τ of AMS against pass rate over the scored configurations."""
+    import pandas as pd
+
+    from matchmeter.metrics.stats import rank_agreement
+
+    scored = t1.dropna(subset=["ams"]).set_index("configuration_id")
+    agree = rank_agreement(scored["ams"].astype(float), scored["pass_rate"].astype(float))
+    row = {"n_configurations": len(scored), "spearman": agree.spearman, "kendall": agree.kendall,
+           "largest_rank_shift": agree.largest_shift, "shifted_configuration": agree.shifted_item}
+    return finish(pd.DataFrame([row]), ctx, "spearman_ams_pass_rate", all_configs=True)
+
+
+# ------------------------------------------------------------------ curves, frontier, heat map
+
+
+def budget_quality(ctx: ReportContext) -> pd.DataFrame:
+    """Long table (configuration_id, stratum, budget_usd, reward_share): mean over the stratum's tasks of
+    the task-mean R·1[C ≤ b] for every b of the calibrated grid. Its mean over b is AUBQC_s."""
+    import numpy as np
+    import pandas as pd
+
+    f = ctx.original.loc[ctx.original["cost_usd"].notna().groupby(ctx.original["configuration_id"]).transform("all")]
+    f = f.assign(stratum=f["task_id"].map(ctx.cuts.task_strata))
+    rows = []
+    for s in ams.STRATA:
+        part = f.loc[f["stratum"] == s]
+        if part.empty:
+            continue
+        for b in ctx.cuts.grids[s]:
+            value = part["reward"].to_numpy(float) * (part["cost_usd"].to_numpy(float) <= b)
+            share = (part.assign(v=value).groupby(["configuration_id", "task_id"])["v"].mean()
+                     .groupby(level="configuration_id").mean())
+            rows.extend({"configuration_id": cfg, "stratum": s, "budget_usd": float(b), "reward_share": float(v)}
+                        for cfg, v in share.items())
+    out = pd.DataFrame(rows, columns=["configuration_id", "stratum", "budget_usd", "reward_share"])
+    notes = [f"{s}: grid is [∞] (no rewarded reference execution)" for s in ams.STRATA
+             if list(ctx.cuts.grids.get(s, [])) == [np.inf]]
+    return finish(out, ctx, "budget_quality", notes=notes)
+
+
+def frontier(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
+    """Configurations at (task-macro mean cost, mean reward), marked when on the quality–cost frontier."""
+    from matchmeter.metrics.stats import quality_cost_frontier
+
+    pts = t1[["configuration_id", "mean_cost_usd", "mean_reward"]].copy()
+    on = quality_cost_frontier(pts, cost_col="mean_cost_usd", reward_col="mean_reward")
+    pts["on_frontier"] = pts.index.isin(on.index)
+    return finish(pts.sort_values(["mean_cost_usd", "configuration_id"]), ctx, "frontier")
+
+
+def per_task_reward(ctx: ReportContext) -> pd.DataFrame:
+    """Wide heat-map table: one row per configuration, one column per task (mean reward over executions)."""
+    wide = ctx.original.pivot_table(index="configuration_id", columns="task_id", values="reward", aggfunc="mean")
+    wide.columns = [str(c) for c in wide.columns]
+    return finish(wide.reset_index(), ctx, "per_task_reward")
+
+
+# ------------------------------------------------------------------ cards
+
+
+def efficiency(cards: pd.DataFrame, ctx: ReportContext, note: str = "") -> pd.DataFrame:
+    """Per configuration, task-macro means of the efficiency card fields (executions with a stored trajectory)."""
+    fields = ["n_agent", "n_ref", "invalid", "redundant", "distance", "explore_share", "efficiency", "quality",
+              "composite"]
+    per_task = cards.groupby(["configuration_id", "task_id"])[fields].mean()
+    out = per_task.groupby(level="configuration_id").mean()
+    out.insert(0, "n_executions", cards.groupby("configuration_id").size())
+    notes = ["quality Q on 0–100 (safety deductions applied); efficiency E in [0, 1]; composite = Q·E"]
+    return finish(out.reset_index(), ctx, "efficiency", notes=[*notes, *([note] if note else [])])
+
+
+def fairness(ctx: ReportContext) -> pd.DataFrame:
+    """HDR, CB-HDR, HDR-C, p50 latency per configuration (the cohort is every configuration shown)."""
+    from matchmeter.metrics.fairness import fairness_table
+
+    return finish(fairness_table(ctx.original), ctx, "fairness")
+
+
+def transport(ctx: ReportContext) -> pd.DataFrame | None:
+    """RR/RN/NN per model when the runs used more than one (contract, transport) cell; else None."""
+    from matchmeter.metrics.transport import escaped_mismatches, transport_table
+
+    f = ctx.original
+    if not {"model", "contract", "transport"} <= set(f.columns) or len(f[["contract", "transport"]].drop_duplicates()) < 2:
+        return None
+    f = f.assign(model=f["model"].fillna(f["configuration_id"]))  # model-free agents are their own subject
+    out = transport_table(f)
+    notes = []
+    if (f["transport"] == "escaped").any():
+        notes.append(f"escaped transport: {len(escaped_mismatches(f))} execution(s) differ from raw (expected 0)")
+    subject_cfgs = f.groupby("model")["configuration_id"].apply(lambda s: sorted(set(s)))
+    cfgs = [subject_cfgs.get(m, []) for m in out["model"]]
+    out["configurations"] = [", ".join(c) for c in cfgs]
+    return finish(out, ctx, "transport", notes=notes, row_configs=cfgs)
+
+
+def core_fidelity(ctx: ReportContext, core_task_ids: Sequence[str]) -> pd.DataFrame | None:
+    """Spearman/Kendall of Core-subset AMS ranks against Full, when the runs hold both Core and non-Core tasks."""
+    import pandas as pd
+
+    from matchmeter.metrics.conditions import core_fidelity as fidelity
+
+    tasks = set(ctx.original["task_id"])
+    core = sorted(tasks & set(core_task_ids))
+    if len(core) < 1 or len(core) == len(tasks) or ctx.original["configuration_id"].nunique() < 2:
+        return None
+    agree = fidelity(ctx.original, ctx.cuts, core, ctx.alpha)
+    row = {"n_core_tasks": len(core), "n_full_tasks": len(tasks), "spearman": agree.spearman, "kendall": agree.kendall,
+           "largest_rank_shift": agree.largest_shift, "shifted_configuration": agree.shifted_item}
+    return finish(pd.DataFrame([row]), ctx, "core_fidelity", all_configs=True)
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float | None = None,
+                 reference_paths: Mapping[str, Sequence[Sequence[str]]] | None = None,
+                 run_dirs: Sequence[Path] = (), core_task_ids: Sequence[str] = (), n_resamples: int = 1000,
+                 seed: int = 0, n_draws: int = 10_000, task_note: str = "") -> dict[str, pd.DataFrame]:
+    """Every table the data supports, in report order (see the module docstring for the labels).
+
+    `frame` is a validated results table (`metrics.table.load_results(...).frame`); the efficiency
+    card needs `run_dirs` (stored trajectories) and `reference_paths` (task id → command lists).
+    """
+    from matchmeter.report import condition_tables
+    from matchmeter.report.inputs import execution_cards, make_context
+
+    ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha)
+    t1 = table1(ctx, n_resamples, seed)
+    tables = {"table1_configurations": t1, "table1_leaders": leaders(t1, ctx)}
+    if ctx.original["configuration_id"].nunique() >= 2 and t1["ams"].notna().sum() >= 2:
+        tables["table2_ablations"] = ablations(ctx)
+        tables["spearman_ams_pass_rate"] = spearman_vs_pass_rate(t1, ctx)
+    tables["budget_quality"] = budget_quality(ctx)
+    tables["frontier"] = frontier(t1, ctx)
+    tables["per_task_reward"] = per_task_reward(ctx)
+    if reference_paths and run_dirs:
+        cards = execution_cards(run_dirs, ctx.original, reference_paths)
+        if len(cards):
+            tables["efficiency"] = efficiency(cards, ctx, note=task_note)
+    tables["fairness"] = fairness(ctx)
+    for name, table in (("transport", transport(ctx)), ("core_fidelity", core_fidelity(ctx, core_task_ids))):
+        if table is not None:
+            tables[name] = table
+    if ctx.conditions is not None:
+        tables.update(condition_tables.build(ctx, n_draws=n_draws, seed=seed))
+    return tables
