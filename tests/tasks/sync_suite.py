@@ -42,15 +42,17 @@ def expected_files(task_dir: Path) -> dict[Path, bytes]:
 
 
 def main(only: list[str] | None = None) -> None:
-    """Regenerate every task's derived files, or only those of the task ids given on the command line."""
-    for task_dir in sorted(p for p in builtin_suite_dir().iterdir() if (p / "task.toml").is_file()):
-        if only and task_dir.name not in only:
-            continue
+    """Regenerate every task's derived files, or only those named: built-in task ids or task directories."""
+    dirs = [Path(a) for a in only or [] if "/" in a]
+    names = [a for a in only or [] if "/" not in a]
+    builtin = sorted(p for p in builtin_suite_dir().iterdir() if (p / "task.toml").is_file())
+    chosen = dirs + [p for p in builtin if p.name in names] if only else builtin
+    for task_dir in chosen:
         for path, data in expected_files(task_dir).items():
             path.parent.mkdir(parents=True, exist_ok=True)
             if not path.exists() or path.read_bytes() != data:
                 path.write_bytes(data)
-                print(f"wrote {path.relative_to(builtin_suite_dir())}")
+                print(f"wrote {path}")
             path.chmod(0o755 if path.suffix == ".sh" else 0o644)
         for script in (task_dir / "environment" / "setup.sh", task_dir / "tests" / "test.sh"):
             script.chmod(0o755)
