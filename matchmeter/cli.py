@@ -214,7 +214,7 @@ def agents_profiles(
 
 @app.command("optimize")
 def optimize(
-    run: Path = typer.Option(..., "--run", help="Source run directory (Original descriptions)."),
+    run: list[Path] = typer.Option(..., "--run", help="Source run directory (Original descriptions); repeatable."),
     out: Path = typer.Option(..., "--out", help="Description-set directory to write (resumable)."),
     rewriter_model: str = typer.Option(..., "--rewriter-model", help="Rewriter model (sim/rewriter offline)."),
     judge_model: str = typer.Option(..., "--judge-model", help="Judge model (sim/judge offline); ideally another family."),
@@ -231,24 +231,29 @@ def optimize(
     from matchmeter.optimizer.pipeline import OptimizeRequest
     from matchmeter.optimizer.pipeline import optimize as run_optimize
 
-    request = OptimizeRequest(run=str(run), sources=[s for s in sources.split(",") if s], rewriter_model=rewriter_model,
-                              judge_model=judge_model, judge_votes=judge_votes, candidates=candidates, out=str(out),
-                              backend=backend, api_base=api_base, generic=generic, concurrency=concurrency)
-    s = run_optimize(request, progress=not quiet)
+    request = OptimizeRequest(runs=[str(r) for r in run], sources=[s for s in sources.split(",") if s],
+                              rewriter_model=rewriter_model, judge_model=judge_model, judge_votes=judge_votes,
+                              candidates=candidates, out=str(out), backend=backend, api_base=api_base, generic=generic,
+                              concurrency=concurrency)
+    _render_optimize_summary(run_optimize(request, progress=not quiet))
+
+
+def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
     console = _console()
     for warning in s.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    stub = "" if s.stub_calls is None else f"; SIMULATED stub answered {s.stub_calls} chat requests"
+    drifted = "".join(f"\n  drifted {d}" for d in s.audit_drifted)
     console.print(
         f"{'[bold yellow]SIMULATED[/] ' if s.simulated else ''}optimize {s.descset}: units run {s.units_run}, "
         f"skipped {s.units_skipped}; candidates generated {s.generated}, rejected by rule {s.rejected_by_rule}, "
         f"rejected by judge {s.rejected_by_judge}, eligible {s.eligible}; selected {s.selected}, fell back "
         f"{s.fell_back}; generic selected {s.generic_selected}, fell back {s.generic_fell_back}; unparsable "
         f"rewrites {s.unparsable_rewrites}\nLM: {s.lm_calls} calls, {s.lm_cache_hits} cache hits, spend "
-        f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, ${s.source_side_cost_usd:.6f}\n"
-        f"preservation audit: {s.audit_passed}/{s.audit_selected} selected descriptions passed the gate; "
-        f"re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
-        + "".join(f"\n  drifted {d}" for d in s.audit_drifted)
-        + f"\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
+        f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, "
+        f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
+        f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
+        f"{drifted}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
 
 
 @app.command("audit")
@@ -274,6 +279,33 @@ def audit(
                       f"{', '.join(e.reasons)}", highlight=False)
         console.print(e.diff, markup=False, highlight=False)
     console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
+
+
+# ------------------------------------------------------------------ report (tables + HTML)
+
+
+@app.command("report")
+def report(
+    runs: list[Path] = typer.Argument(..., help="Run directories (runs/<run-id>): Original runs and/or evaluate runs."),
+    calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `matchmeter calibrate`."),
+    out: Path = typer.Option(Path("report.html"), "--out", help="HTML file to write (self-contained)."),
+    tables_dir: Path = typer.Option(None, "--tables-dir", help="Where <table>.csv/.json go (default: <out stem>-tables/)."),
+    tasks: list[Path] = typer.Option(None, "--tasks", help="Task or suite directories (default: those in the run manifests)."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for AMS intervals."),
+    draws: int = typer.Option(10_000, "--draws", min=1, help="Adapted-1 draws."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and the Adapted-1 draws."),
+    quiet: bool = typer.Option(False, help="Do not print the tables."),
+) -> None:
+    """Tables (terminal, CSV, JSON) and one self-contained HTML report with plots."""
+    from matchmeter.report.html import summary_line, write_report
+    from matchmeter.report.render import render_tables
+
+    summary = write_report(runs, calibration, out, tables_dir=tables_dir, task_paths=tasks or [],
+                           n_resamples=bootstrap, seed=seed, n_draws=draws)
+    console = _console()
+    if not quiet:
+        render_tables(summary.tables, console)
+    console.print(summary_line(summary), highlight=False, soft_wrap=True)
 
 
 # ------------------------------------------------------------------ entry point

@@ -1,7 +1,7 @@
 """Freeze a description set into `descriptions.json`, and load it back only if it is untouched.
 
     {"schema_version": 1, "kind": "matchmeter-descriptions", "simulated": bool,
-     "source_run": {"run_id", "task_digests"}, "settings": {rewriter_model, judge_model, judge_votes, candidates},
+     "source_run": {"run_ids", "task_digests"}, "settings": {rewriter_model, judge_model, judge_votes, candidates},
      "sources": [configuration ids],
      "tasks": {task_id: {"original": {"text", "sha256"},
                          "sources": {source_id: Entry}, "generic": Entry}},

@@ -34,7 +34,7 @@ from matchmeter.schema import canonical_json
 
 
 class OptimizeRequest(BaseModel):
-    run: str = Field(description="Source run directory (Original descriptions).")
+    runs: list[str] = Field(min_length=1, description="Source run directories (Original descriptions).")
     sources: list[str] = Field(default_factory=list, description="Source configuration ids ([] = every one in the run).")
     rewriter_model: str
     judge_model: str
@@ -98,7 +98,7 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
-    source = SourceRun.open(Path(request.run), request.sources)
+    source = SourceRun.open([Path(r) for r in request.runs], request.sources)
     out = _bind_out(request)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]

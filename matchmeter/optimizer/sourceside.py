@@ -1,7 +1,7 @@
 """The source side: read the source run (Original executions), run eligible candidates on the source only.
 
-`SourceRun` reads a finished `matchmeter run` directory: its configurations, its tasks (reloaded and
-checked against the stored digests), and per (source, task) the Original executions and the
+`SourceRun` reads finished `matchmeter run` directories: their configurations, the tasks (reloaded and
+checked against every run's stored digests), and per (source, task) the Original executions and the
 trajectory of the first one (lowest seed, then attempt), which conditions the rewriter.
 `SourceSide` owns the optimizer's own run directory of candidate executions. `source_unit` is one
 (task, source) unit: rewrite, gate, execute the eligible candidates on the source, select.
@@ -29,37 +29,43 @@ from matchmeter.schema import Configuration, Description, ExecutionResult, RunMa
 
 @dataclass
 class SourceRun:
-    root: Path
-    manifest: RunManifest
+    roots: list[Path]
+    manifests: list[RunManifest]
     configurations: list[Configuration]
     tasks: list[TaskSpec]
     task_dirs: list[Path]
-    originals: dict[tuple[str, str], list[ExecutionResult]] = field(default_factory=dict)
+    originals: dict[tuple[str, str], list[tuple[Path, ExecutionResult]]] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, root: Path, sources: list[str]) -> SourceRun:
+    def open(cls, roots: list[Path], sources: list[str]) -> SourceRun:
+        """One or more source runs (`matchmeter run` stores one configuration per run) over the same tasks."""
         from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
 
-        store = RunStore(root)
-        manifest = store.read_manifest()
-        known = {c.id: c for c in manifest.configurations}
+        stores = [RunStore(Path(r)) for r in roots]
+        manifests = [s.read_manifest() for s in stores]
+        known: dict[str, Configuration] = {}
+        for m in manifests:
+            for c in m.configurations:
+                known.setdefault(c.id, c)
         unknown = [s for s in sources if s not in known]
         if unknown:
-            raise UserError(f"source configuration {unknown[0]!r} is not in the run", str(root),
+            raise UserError(f"source configuration {unknown[0]!r} is not in the run", ", ".join(map(str, roots)),
                             f"choose from {', '.join(known)}")
         configs = [known[s] for s in sources] if sources else list(known.values())
-        req = manifest.request
+        req = manifests[0].request
         task_dirs = [Path(p) for p in req.get("tasks") or []] or [builtin_suite_dir()]
         tasks = load_tasks(task_dirs, only=req.get("only") or [], core=bool(req.get("core")))
         for task in tasks:
-            if manifest.task_digests.get(task.id) not in (None, task.digest):
-                raise UserError(f"task {task.id} changed since the source run (digest differs)", task.path,
-                                "optimize against a fresh source run of the current tasks")
-        run = cls(Path(root), manifest, configs, tasks, task_dirs)
+            for root, m in zip(roots, manifests, strict=True):
+                if m.task_digests.get(task.id) not in (None, task.digest):
+                    raise UserError(f"task {task.id} changed since the source run (digest differs)", str(root),
+                                    "optimize against a fresh source run of the current tasks")
+        run = cls([Path(r) for r in roots], manifests, configs, tasks, task_dirs)
         ids = {c.id for c in configs}
-        for result in store.iter_results():
-            if result.configuration_id in ids and result.description_origin == "original":
-                run.originals.setdefault((result.configuration_id, result.task_id), []).append(result)
+        for store in stores:
+            for result in store.iter_results():
+                if result.configuration_id in ids and result.description_origin == "original":
+                    run.originals.setdefault((result.configuration_id, result.task_id), []).append((store.root, result))
         return run
 
     @property
@@ -68,24 +74,30 @@ class SourceRun:
 
     @property
     def simulated(self) -> bool:
-        return self.manifest.simulated
+        return any(m.simulated for m in self.manifests)
+
+    @property
+    def backend(self) -> str:
+        return self.manifests[0].backend
 
     def configuration(self, source: str) -> Configuration:
         return next(c for c in self.configurations if c.id == source)
 
     def original_results(self, source: str, task_id: str) -> list[ExecutionResult]:
-        results = sorted(self.originals.get((source, task_id), []), key=lambda r: (r.seed, r.attempt))
-        if not results:
+        pairs = sorted(self.originals.get((source, task_id), []), key=lambda p: (p[1].seed, p[1].attempt))
+        if not pairs:
             raise UserError(f"the source run has no Original execution of task {task_id} by {source}",
-                            str(self.root), "resume that run until it is complete")
-        return results
+                            ", ".join(map(str, self.roots)), "resume that run until it is complete")
+        return [r for _, r in pairs]
 
-    def trajectory(self, result: ExecutionResult) -> Trajectory:
-        path = self.root / "executions" / result.execution_key / "trajectory.json"
+    def trajectory(self, source: str, result: ExecutionResult) -> Trajectory:
+        root = next(root for root, r in self.originals[(source, result.task_id)] if r is result)
+        path = root / "executions" / result.execution_key / "trajectory.json"
         return Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
 
     def identity(self) -> dict[str, Any]:
-        return {"run_id": self.manifest.run_id, "task_digests": {t.id: t.digest for t in self.tasks}}
+        return {"run_ids": sorted(m.run_id for m in self.manifests),
+                "task_digests": {t.id: t.digest for t in self.tasks}}
 
 
 @dataclass
@@ -104,7 +116,7 @@ class SourceSide:
              stub_url: str | None) -> SourceSide:
         from matchmeter.runner.sandbox import get_backend
 
-        name = backend or source.manifest.backend or "bwrap"
+        name = backend or source.backend or "bwrap"
         store = RunStore(root)
         if store.exists():
             run_id = store.read_manifest().run_id
@@ -113,9 +125,9 @@ class SourceSide:
             root.mkdir(parents=True, exist_ok=True)
             store.write_manifest(RunManifest(
                 run_id=run_id, matchmeter_version=__version__, configurations=source.configurations,
-                request={"kind": "optimize-source-side", "source_run": source.manifest.run_id},
+                request={"kind": "optimize-source-side", "source_runs": source.identity()["run_ids"]},
                 task_digests={t.id: t.digest for t in source.tasks}, backend=name, simulated=source.simulated,
-                price_table_id=source.manifest.price_table_id))
+                price_table_id=source.manifests[0].price_table_id))
         handle = get_backend(name)
         handle.preflight()
         return cls(store, run_id, handle, name, concurrency, stub_url)
@@ -152,7 +164,7 @@ def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, r
     """One (task, source) unit: rewrite from the source trajectory, gate, run eligible on the source, select."""
     original = task.instruction
     originals = source.original_results(src, task.id)
-    attempt = render_attempt(source.trajectory(originals[0]), originals[0])
+    attempt = render_attempt(source.trajectory(src, originals[0]), originals[0])
     outcome = request_candidates(rewriter, task_id=task.id, source=src, original=original, attempt=attempt, n=n)
     verdicts, earlier = [], []
     for cand in outcome.candidates:

@@ -15,7 +15,7 @@ from tests.optimizer.conftest import SOURCE, TARGET
 
 
 def request(run, out, **kw) -> OptimizeRequest:
-    return OptimizeRequest(run=str(run), sources=[SOURCE], rewriter_model="sim/rewriter", judge_model="sim/judge",
+    return OptimizeRequest(runs=[str(run)], sources=[SOURCE], rewriter_model="sim/rewriter", judge_model="sim/judge",
                            out=str(out), **kw)
 
 
