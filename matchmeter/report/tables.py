@@ -175,9 +175,12 @@ def frontier(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     return finish(pts.sort_values(["mean_cost_usd", "configuration_id"]), ctx, "frontier")
 
 
-def per_task_reward(ctx: ReportContext) -> pd.DataFrame:
-    """Wide heat-map table: one row per configuration, one column per task (mean reward over executions)."""
+def per_task_reward(ctx: ReportContext, order: Sequence[str] = ()) -> pd.DataFrame:
+    """Wide heat-map table: one row per configuration (in `order`, e.g. Table 1's), one column per task
+    (mean reward over executions)."""
     wide = ctx.original.pivot_table(index="configuration_id", columns="task_id", values="reward", aggfunc="mean")
+    if order:
+        wide = wide.reindex([c for c in order if c in wide.index])
     wide.columns = [str(c) for c in wide.columns]
     return finish(wide.reset_index(), ctx, "per_task_reward")
 
@@ -260,11 +263,13 @@ def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float 
         tables["spearman_ams_pass_rate"] = spearman_vs_pass_rate(t1, ctx)
     tables["budget_quality"] = budget_quality(ctx)
     tables["frontier"] = frontier(t1, ctx)
-    tables["per_task_reward"] = per_task_reward(ctx)
-    if reference_paths and run_dirs:
-        cards = execution_cards(run_dirs, ctx.original, reference_paths)
-        if len(cards):
-            tables["efficiency"] = efficiency(cards, ctx, note=task_note)
+    tables["per_task_reward"] = per_task_reward(ctx, list(t1["configuration_id"]))
+    cards = execution_cards(run_dirs, ctx.original, reference_paths) if reference_paths and run_dirs else None
+    if cards is not None and len(cards):
+        tables["efficiency"] = efficiency(cards, ctx, note=task_note)
+    else:
+        t1.attrs["notes"].append("efficiency card left out: " + (
+            task_note or "no stored trajectory with reference paths for these executions"))
     tables["fairness"] = fairness(ctx)
     for name, table in (("transport", transport(ctx)), ("core_fidelity", core_fidelity(ctx, core_task_ids))):
         if table is not None:
