@@ -151,3 +151,19 @@ def test_unparsable_rewriter_reply_is_recorded_with_no_candidates(tmp_path):
     assert outcome.candidates == []
     assert outcome.parse_error.startswith("unparsable rewriter reply")
     assert outcome.reply_text.startswith("Sure!")
+
+
+def test_same_family_warning():
+    from matchmeter.gate.judge import model_family, same_family_warning
+
+    assert model_family("openai/gpt-4o-mini") == model_family("gpt-4.1") == "gpt"
+    assert model_family("anthropic/claude-3-5-haiku") == "claude"
+    assert same_family_warning("openai/gpt-4o", "gpt-4o-mini") is not None
+    assert same_family_warning("openai/gpt-4o", "anthropic/claude-3-5-haiku") is None
+
+
+def test_a_failing_judge_call_is_a_recorded_rejection(tmp_path):
+    verdict, _ = verdict_with_votes(tmp_path, [{"fault": "500"}], votes=1)
+    assert not verdict.passed
+    assert verdict.reasons == ["judge_error"]
+    assert "500" in verdict.votes[0].error or "persisted" in verdict.votes[0].error

@@ -122,3 +122,25 @@ def test_unknown_source_is_a_user_error(source_run, tmp_path):
     bad = request(source_run, tmp_path / "ds").model_copy(update={"sources": ["nope+bash"]})
     with pytest.raises(UserError, match="not in the run"):
         optimize(bad, progress=False)
+
+
+def test_sources_from_several_runs(source_run, tmp_path):
+    """`matchmeter run` stores one configuration per run: optimize takes several runs over the same tasks."""
+    from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+
+    tasks = source_run.parent.parent / "tasks"
+    runs = []
+    for persona in ("sloppy", "quitter"):
+        out = tmp_path / f"run-{persona}"
+        execute_run(RunRequest(tasks=[str(tasks)], configurations=[configuration_from_flags("bash", f"sim/{persona}")],
+                               backend="local", seeds=1, out=str(out)), progress=False)
+        runs.append(str(out))
+    s = optimize(OptimizeRequest(runs=runs, rewriter_model="sim/rewriter", judge_model="sim/judge", generic=False,
+                                 out=str(tmp_path / "ds")), progress=False)
+    assert s.units_run == 2
+    frozen = load_frozen(tmp_path / "ds")
+    assert frozen.sources == ["sim/sloppy+bash", "sim/quitter+bash"]
+    assert len(frozen.source_run["run_ids"]) == 2
+    assert [d.source_configuration for d in frozen.pooled("copy-two")] == frozen.sources
+    with pytest.raises(UserError, match="no generic rewrites"):
+        frozen.generic("copy-two")
