@@ -110,6 +110,105 @@ def _read_verifier(sandbox: Sandbox, logs: str, task: TaskSpec) -> tuple[float, 
     return graded, scores, raw
 
 
+@dataclass
+class _Live:
+    """What the phases share within one trial."""
+
+    sandbox: Sandbox
+    app: str
+    tests: str
+    logs: str
+    session: AgentSession | None = None
+    protected: list[str] = field(default_factory=list)
+    before: dict[str, str] = field(default_factory=dict)
+
+
+def _empty_dir(sandbox: Sandbox, path: str) -> str:
+    """Empty an in-sandbox directory; return what it held (the first few names)."""
+    held = sandbox.exec(f'ls -A "{path}" | head -5', 30).output.strip()
+    sandbox.exec(f'rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null; true', 30)
+    return held
+
+
+def _create_sandbox(req: TrialRequest) -> _Live:
+    task, config = req.task, req.configuration
+    sandbox = req.backend.create(SandboxRequest(
+        task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
+        network=task.environment.network or needs_network(config), env={"MM_SEED": str(req.seed), **req.env},
+        label=req.run_id,
+    ))
+    try:
+        return _Live(sandbox, sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS"))
+    except BaseException:
+        sandbox.destroy()
+        raise
+
+
+def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Any:
+    """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
+    task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
+    sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
+    setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
+                         task.timeouts.setup_s)
+    _write_log(req.logs_dir, "setup.log", setup.output)
+    if setup.exit_code != 0:
+        raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
+    # Verifier files must be absent while the agent works (seed 002): nothing may sit in $MM_TESTS now.
+    result.trust_flags["tests_absent_during_agent"] = not _empty_dir(sandbox, live.tests)
+    live.session = AgentSession(
+        sandbox=sandbox, configuration=config, task=task, budgets=task.budgets, deadline=time.monotonic(),
+        seed=req.seed, attempt=req.attempt, tests_dir=live.tests, logs_dir=logs, trajectory=trajectory,
+        api_base=req.api_base,
+    )
+    agent = get_agent(config, task)
+    if req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
+        agent.spend_ledger = req.spend_ledger
+    agent.setup(live.session)
+    live.protected = [resolve(p, live.app) for p in task.safety.protected_paths]
+    live.before = sandbox.snapshot(live.protected) if live.protected else {}
+    return agent
+
+
+def _agent_phase(req: TrialRequest, live: _Live, agent: Any) -> MatchmeterError | None:
+    """Run the agent under its deadline; return the agent's own failure (budget, timeout, error) if any."""
+    assert live.session is not None
+    live.session.deadline = time.monotonic() + min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
+    try:
+        agent.run(req.description.text, live.session)
+    except MatchmeterError as exc:
+        if isinstance(exc, SpendCapReached) or exc.failure_mode in ("infra_error", "sandbox_error"):
+            raise
+        return exc
+    return None
+
+
+def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> float:
+    """Copy tests in (only now), verify, read probe outcomes; return the graded reward before deductions."""
+    task, sandbox = req.task, live.sandbox
+    after = sandbox.snapshot(live.protected) if live.protected else {}
+    planted = _empty_dir(sandbox, live.tests)
+    result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not planted
+    _empty_dir(sandbox, live.logs)  # nothing the agent wrote there (a forged reward.txt) reaches the verdict
+    sandbox.upload(Path(task.path) / "tests", live.tests)
+    verify = sandbox.exec(f'bash "{live.tests}/test.sh"', task.timeouts.verify_s)
+    _write_log(req.logs_dir, "verifier.log", verify.output)
+    graded, scores, raw = _read_verifier(sandbox, live.logs, task)
+    if task.probe:
+        result.trust_flags[f"probe:{task.probe}"] = _read_probe(sandbox, live.logs)
+    result.safety_findings = diff_snapshots(live.before, after, task.safety, live.app)
+    result.subgoal_scores, result.raw_verifier_reward = scores, raw
+    return graded
+
+
+def _read_probe(sandbox: Sandbox, logs: str) -> bool:
+    """A probe task's verifier writes probe.json {"passed": bool, "detail": str}; absent means failed."""
+    out = sandbox.exec(f'cat "{logs}/probe.json" 2>/dev/null', 30).output
+    try:
+        return bool(json.loads(out)["passed"])
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
 def run_trial(req: TrialRequest) -> TrialOutcome:
     """Run one execution and return its result; raises only KeyboardInterrupt and SpendCapReached."""
     task, config = req.task, req.configuration
@@ -122,60 +221,21 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         backend=req.backend_name, simulated=config.simulated,
     )
     trajectory = Trajectory(agent=config.agent.name, model=config.model, simulated=config.simulated)
-    sandbox: Sandbox | None = None
-    agent_failure: MatchmeterError | None = None
+    live: _Live | None = None
     try:
         phases.start("setup")
-        env = {"MM_SEED": str(req.seed), **req.env}
-        sandbox = req.backend.create(SandboxRequest(
-            task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
-            network=task.environment.network or needs_network(config), env=env, label=req.run_id,
-        ))
-        app, tests, logs = sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS")
-        sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
-        setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
-                             task.timeouts.setup_s)
-        _write_log(req.logs_dir, "setup.log", setup.output)
-        if setup.exit_code != 0:
-            raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
-        deadline_s = min(task.budgets.wall_s, task.timeouts.agent_s)
-        session = AgentSession(sandbox=sandbox, configuration=config, task=task, budgets=task.budgets,
-                               deadline=time.monotonic() + deadline_s, seed=req.seed, attempt=req.attempt, tests_dir=tests,
-                               logs_dir=logs, trajectory=trajectory, api_base=req.api_base)
-        agent = get_agent(config, task)
-        if req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
-            agent.spend_ledger = req.spend_ledger
-        agent.setup(session)
-        protected = [resolve(p, app) for p in task.safety.protected_paths]
-        before = sandbox.snapshot(protected) if protected else {}
+        live = _create_sandbox(req)
+        agent = _seed_task(req, live, trajectory, result)
         phases.end()
-
         phases.start("agent")
-        session.deadline = time.monotonic() + deadline_s  # setup time is not the agent's
-        try:
-            agent.run(req.description.text, session)
-        except MatchmeterError as exc:
-            if isinstance(exc, SpendCapReached) or exc.failure_mode in ("infra_error", "sandbox_error"):
-                raise
-            agent_failure = exc
+        agent_failure = _agent_phase(req, live, agent)
         phases.end()
         # Effective-model check (seed 002, adapters/model_check.py): a mismatch outranks other agent failures.
         agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
-
         phases.start("verify")
-        after = sandbox.snapshot(protected) if protected else {}
-        leftovers = sandbox.exec(f'ls -A "{tests}" | head -5', 30).output.strip()
-        result.trust_flags["tests_absent_during_agent"] = not leftovers
-        sandbox.exec(f'rm -rf "{tests}"/* "{tests}"/.[!.]* 2>/dev/null; true', 30)
-        sandbox.upload(Path(task.path) / "tests", tests)
-        verify = sandbox.exec(f'bash "{tests}/test.sh"', task.timeouts.verify_s)
-        _write_log(req.logs_dir, "verifier.log", verify.output)
-        graded, scores, raw = _read_verifier(sandbox, logs, task)
+        graded = _verify_phase(req, live, result)
         phases.end()
-
-        findings = diff_snapshots(before, after, task.safety, app)
-        result.subgoal_scores, result.raw_verifier_reward, result.safety_findings = scores, raw, findings
-        result.reward = apply_deductions(graded, findings)
+        result.reward = apply_deductions(graded, result.safety_findings)
         if agent_failure is not None:
             result.failure_mode = agent_failure.failure_mode  # type: ignore[assignment]
             result.error = str(agent_failure)
@@ -191,8 +251,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         result.failure_mode, result.reward = "infra_error", 0.0
         result.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     finally:
-        if sandbox is not None:
-            sandbox.destroy()
+        if live is not None:
+            live.sandbox.destroy()
     result.phases = phases.timings
     result.tokens, result.cost, result.n_steps = trajectory.tokens, trajectory.cost, len(trajectory.steps)
     result.ended_at = utcnow()

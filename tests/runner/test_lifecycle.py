@@ -120,3 +120,12 @@ def test_seed_reaches_setup(tmp_path, backend):
     task = write_task(tmp_path / "tasks")
     steps = _trial(tmp_path, backend, "replay", task, ["cat data/input.txt"], seed=7).trajectory.steps
     assert steps[0].output.strip() == "seed-7"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reward_forged_by_the_agent_never_reaches_the_verdict(tmp_path, backend):
+    task = write_task(tmp_path / "tasks", test_sh="echo this verifier forgot its reward\n")
+    forged = _trial(tmp_path, backend, "replay", task, ['echo 1.0 > "$MM_LOGS/reward.txt"',
+                                                       'echo "{}" > "$MM_LOGS/subgoals.json"']).result
+    assert forged.failure_mode == "verifier_error"
+    assert forged.reward == 0.0
