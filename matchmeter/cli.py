@@ -94,6 +94,7 @@ def run(
     resume: bool = typer.Option(False, help="Continue a stored run: skip finished executions, rerun partial ones."),
     allow_incompatible: bool = typer.Option(False, help="Keep executions whose CLI reports another model."),
     spend_cap: float = typer.Option(None, help="Stop new model calls once the run has spent this many USD."),
+    with_probes: bool = typer.Option(False, help="Add the anti-gaming probe tasks (a failed probe = untrusted)."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Execute configurations × tasks × seeds × attempts into a resumable run directory."""
@@ -103,7 +104,8 @@ def run(
     config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
     request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
-                         resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap)
+                         resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
+                         with_probes=with_probes)
     summary = execute_run(request, progress=not quiet)
     _render_run_summary(summary)
 

@@ -37,6 +37,7 @@ class RunRequest(BaseModel):
     out: str
     resume: bool = False
     allow_incompatible: bool = False
+    with_probes: bool = Field(False, description="Add the anti-gaming probe tasks; a failed probe marks the configuration untrusted.")
     spend_cap_usd: float | None = None
 
 
@@ -110,10 +111,13 @@ def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path])
 
 def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     """Plan, (re)run what is missing, rebuild results.parquet."""
-    from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+    from matchmeter.tasks.loader import builtin_probes_dir, builtin_suite_dir, load_tasks
 
     task_paths = [Path(p) for p in request.tasks]
     tasks = load_tasks(task_paths, only=request.only, core=request.core)
+    if request.with_probes:
+        tasks += load_tasks([builtin_probes_dir()])
+        task_paths = [*(task_paths or [builtin_suite_dir()]), builtin_probes_dir()]
     backend = get_backend(request.backend)
     backend.preflight()
     for configuration in request.configurations:  # unknown agents or bad agent options fail before any run

@@ -54,6 +54,11 @@ def builtin_suite_dir() -> Path:
     return Path(__file__).resolve().parent / "suite"
 
 
+def builtin_probes_dir() -> Path:
+    """The anti-gaming probe tasks (seed 002), added to a run by `--with-probes`."""
+    return Path(__file__).resolve().parent / "probes"
+
+
 def task_files(task: TaskSpec) -> TaskPaths:
     """Paths of the task's environment dir, setup script, oracle and tests dir."""
     root = Path(task.path)
