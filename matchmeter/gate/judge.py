@@ -4,8 +4,9 @@ The judge sees only the two texts, each wrapped in delimiters; any delimiter-lik
 is neutralised first, so a candidate that contains `<<<END CANDIDATE>>>` and a fake verdict cannot
 break out of its block. The reply must be JSON `{"verdict": ..., "reason": ...}` validated with
 pydantic; anything else is the vote `judge_unparsable`, a rejection, never a pass. Only `same` and
-`immaterial` pass. With N votes, vote i is asked with `seed=i` (and temperature 0.7) so the votes are
-distinct cache entries.
+`immaterial` pass. With N votes, vote i is asked at temperature 0.7 with "(independent review i of N)"
+appended to the prompt, so the votes are distinct cache entries on every provider (a `seed` parameter
+is not accepted everywhere).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ Your JSON verdict:"""
 
 
 class JudgeReply(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")  # a model adding "confidence" is still a verdict
     verdict: Verdict
     reason: str = ""
 
@@ -102,7 +103,10 @@ class Judge:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def vote(self, messages: list[dict[str, Any]], index: int, votes: int) -> JudgeVote:
-        sampling: dict[str, Any] = {"temperature": 0.0} if votes == 1 else {"temperature": 0.7, "seed": index}
+        sampling: dict[str, Any] = {"temperature": 0.0 if votes == 1 else 0.7}
+        if votes > 1:
+            last = messages[-1]
+            messages = [*messages[:-1], {**last, "content": f"{last['content']}\n(independent review {index + 1} of {votes})"}]
         try:
             reply = self.client.complete(messages, **sampling)
         except (AgentError, InfraError) as exc:  # a failed judge call is a rejecting vote, recorded

@@ -4,7 +4,8 @@ The preservation audit re-runs the rule gate on every selected (non-fallback) de
 frozen set against its Original: a description that fails now "drifted" (its text or the rules
 changed since it was gated). It also counts how many selected descriptions carry a passing verdict.
 `audit_descset` lists rejected candidates with their reasons, judge votes and a unified diff against
-the Original, filtered by reason prefix, task and source.
+the Original, filtered by reason prefix, task and source; a rewrite that gave no candidates is listed
+as `rewrite_unparsable:<why>` with the reply in place of the diff.
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ def audit_descset(descset: Path, *, reason: str | None = None, task: str | None 
     for state in read_states(descset):
         if (task and state.task_id != task) or (source and state.source != source):
             continue
+        error = state.rewrite.parse_error
+        if error and (not reason or "rewrite_unparsable".startswith(reason)):
+            entries.append(AuditEntry(task_id=state.task_id, source=state.source, candidate_id="-",
+                                      rejected_by="rewriter", reasons=[f"rewrite_unparsable:{error}"],
+                                      diff=state.rewrite.reply_text[:2000]))
         for verdict in state.verdicts:
             if verdict.passed or (reason and not any(r.startswith(reason) for r in verdict.reasons)):
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -86,7 +87,8 @@ def test_scripted_candidates_are_judged_with_the_right_reasons(stub, tmp_path):
 
 def vote_stub(replies_by_seed: dict[int, str]) -> StubServer:
     def reply(request):
-        return replies_by_seed[int(request.get("seed", 0))]
+        found = re.search(r"independent review (\d+) of", request["messages"][-1]["content"])
+        return replies_by_seed[int(found.group(1)) - 1 if found else 0]
     return StubServer(reply).start()
 
 
@@ -107,7 +109,7 @@ def v(verdict: str) -> str:
 
 def test_unparsable_judge_reply_rejects(tmp_path):
     bads = ["The candidate looks fine to me.", json.dumps({"verdict": "probably_fine"}),
-            json.dumps({"verdict": "same", "reason": "x", "extra": 1})]
+            json.dumps({"reason": "fine", "confidence": 0.9})]
     for i, bad in enumerate(bads):
         verdict, _ = verdict_with_votes(tmp_path / str(i), [bad], votes=1)  # own cache per case
         assert not verdict.passed

@@ -144,3 +144,27 @@ def test_sources_from_several_runs(source_run, tmp_path):
     assert [d.source_configuration for d in frozen.pooled("copy-two")] == frozen.sources
     with pytest.raises(UserError, match="no generic rewrites"):
         frozen.generic("copy-two")
+
+
+def test_unparsable_rewrites_fall_back_and_are_audited(source_run, tmp_path):
+    """A real-model path (--api-base to a scripted endpoint): a rewriter that answers prose gives no candidates."""
+    from matchmeter.llm.stub_server import StubServer
+    from matchmeter.optimizer.report import audit_descset
+
+    with StubServer(lambda request: "I would rather explain the task in my own words.") as endpoint:
+        s = optimize(OptimizeRequest(runs=[str(source_run)], sources=[SOURCE], rewriter_model="stub/rewriter",
+                                     judge_model="stub/judge", api_base=endpoint.api_base, out=str(tmp_path / "ds")),
+                     progress=False)
+        assert endpoint.stats.models == ["stub/rewriter"]  # no candidate, so the judge is never asked
+    assert (s.generated, s.unparsable_rewrites, s.fell_back, s.generic_fell_back) == (0, 2, 1, 1)
+    assert s.source_side_executions == 0
+    assert s.warnings  # stub/rewriter and stub/judge are one family
+    frozen = load_frozen(tmp_path / "ds")
+    entry = frozen.tasks["copy-two"].sources[SOURCE]
+    assert entry.fallback
+    assert entry.text == frozen.tasks["copy-two"].original["text"]
+    assert frozen.description("copy-two", SOURCE).origin == "original"
+    listed = audit_descset(tmp_path / "ds", reason="rewrite")
+    assert sorted(e.source for e in listed) == sorted([SOURCE, "generic"])
+    assert all(e.reasons[0].startswith("rewrite_unparsable:unparsable rewriter reply") for e in listed)
+    assert audit_descset(tmp_path / "ds", reason="drops_literal") == []
