@@ -1,0 +1,41 @@
+"""html-broken-links verifier: broken_links.txt lists exactly the local links of index.html whose file is missing."""
+
+import re
+import urllib.parse
+
+from verifylib import grade, pristine, read
+
+site = pristine() / "site"
+html = (site / "index.html").read_text()
+values = re.findall(r'(?:href|src)="([^"]*)"', html)
+
+
+def norm(value):
+    """The link without fragment or query, './' or percent-encoding: what the browser would fetch."""
+    return urllib.parse.unquote(re.split(r"[#?]", value.strip(), maxsplit=1)[0]).removeprefix("./")
+
+
+local = [v for v in values if not re.match(r"^(?:[a-z]+:|//|#)", v)]
+broken = {norm(v) for v in local if not (site / norm(v)).is_file()}
+fine = {norm(v) for v in local} - broken
+
+
+def listed():
+    return {norm(ln) for ln in read("broken_links.txt").splitlines() if ln.strip()}
+
+
+def recall():
+    return len(listed() & broken) / len(broken)
+
+
+def precision():
+    got = listed()
+    return bool(got) and not (got & fine) and not any(re.match(r"^(?:[a-z]+:|//)", g) for g in got)
+
+
+def exact():
+    return listed() == broken
+
+
+grade({"broken_found": 0.5, "no_false_alarms": 0.3, "exact_list": 0.2},
+      {"broken_found": recall, "no_false_alarms": precision, "exact_list": exact})
