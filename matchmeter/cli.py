@@ -283,6 +283,34 @@ def audit(
     console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
 
 
+# ------------------------------------------------------------------ evaluate / demo (pipeline)
+
+
+@app.command("evaluate")
+def evaluate_cmd(
+    descriptions: Path = typer.Option(..., help="Frozen description set (matchmeter optimize --out)."),
+    target: list[str] = typer.Option(..., "--target", help="AGENT[:MODEL], e.g. bash:sim/sloppy (repeatable)."),
+    out: Path = typer.Option(..., help="Evaluation directory (a run directory; more targets may be added later)."),
+    conditions: str = typer.Option("original,self,cross,pooled,adapted1,generic", help="Comma-separated conditions."),
+    calibration: Path = typer.Option(None, help="Calibration file: print the condition tables when given."),
+    tasks: list[Path] = typer.Option(None, "--tasks", help="Where the tasks live (default: built-in suite)."),
+    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    seeds: int = typer.Option(1, min=1),
+    attempts: int = typer.Option(1, min=1),
+    concurrency: int = typer.Option(1, min=1),
+    quiet: bool = typer.Option(False, help="No progress bar."),
+) -> None:
+    """Evaluate targets under Original / Self / Cross-only / Pooled / Adapted-1 / Generic descriptions."""
+    from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, parse_target, render_evaluation
+
+    request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t) for t in target],
+                              conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
+                              tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
+                              concurrency=concurrency)
+    summary = evaluate(request, progress=not quiet)
+    render_evaluation(summary, calibration, _console())
+
+
 # ------------------------------------------------------------------ report (tables + HTML)
 
 

@@ -130,8 +130,8 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     ledger = _spend_ledger(store, request.spend_cap_usd)
     try:
         with sim_environment(request.configurations, task_paths or [builtin_suite_dir()]) as stub_url:
-            api_base_for = _api_base_for(stub_url)
-            with _progress(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
+            api_base_for = api_base_resolver(stub_url)
+            with progress_bar(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
                 results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
                                        api_base_for=api_base_for, on_result=on_result,
                                        allow_incompatible=request.allow_incompatible, spend_ledger=ledger)
@@ -172,7 +172,7 @@ def prune_leftovers(backend: str, run_id: str) -> None:
         prune(label=run_id)
 
 
-def _api_base_for(stub_url: str | None):  # type: ignore[no-untyped-def]
+def api_base_resolver(stub_url: str | None):  # type: ignore[no-untyped-def]
     """Sim models learn their task from the endpoint path: /sim/<task>/<seed>/v1 on the stub server."""
 
     def api_base_for(item: PlannedExecution) -> str | None:
@@ -186,7 +186,7 @@ def _api_base_for(stub_url: str | None):  # type: ignore[no-untyped-def]
 
 
 @contextlib.contextmanager
-def _progress(enabled: bool, total: int, done: int) -> Iterator:  # type: ignore[type-arg]
+def progress_bar(enabled: bool, total: int, done: int) -> Iterator:  # type: ignore[type-arg]
     if not enabled:
         yield None
         return

@@ -1,0 +1,225 @@
+"""`matchmeter evaluate`: targets under the description conditions of a frozen set (SPEC §3).
+
+Only the executions the conditions need are planned: Original (d_i), the frozen d*_{i,k} of the
+sources a condition uses (Self: k = t; Cross-only: k ≠ t; Pooled and Adapted-1: every k) and Generic
+(g_i). Adapted-1 is computed offline from the Pooled executions. Executions are keyed by description
+sha256, so a fallback d*_{i,k} that equals d_i shares the Original execution instead of running twice.
+
+The output directory is a run directory (manifest, executions/, results.parquet) plus
+
+    evaluation.json      what the directory is bound to: description-set digest, seeds, attempts, backend,
+                         and every target evaluated so far (a later call may add targets)
+    conditions.parquet   results rows joined to their condition units: columns `condition`
+                         (original | pooled | generic) and `source` (pooled rows), read by metrics.conditions
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import BaseModel, Field
+
+from matchmeter import __version__
+from matchmeter.errors import UserError
+from matchmeter.optimizer.freeze import FrozenSet, load_frozen
+from matchmeter.runner.agents import get_agent
+from matchmeter.runner.executor import ExecutionPlan, execute_plan
+from matchmeter.runner.run import api_base_resolver, progress_bar, prune_leftovers, sim_environment
+from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.store import RunStore, atomic_write_text
+from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
+
+ALL_CONDITIONS = ("original", "self", "cross", "pooled", "adapted1", "generic")
+
+
+class EvaluateRequest(BaseModel):
+    descriptions: str = Field(description="A frozen description set (matchmeter optimize --out).")
+    targets: list[Configuration] = Field(min_length=1)
+    conditions: list[str] = Field(default_factory=lambda: list(ALL_CONDITIONS))
+    out: str
+    tasks: list[str] = Field(default_factory=list, description="Where the tasks live ([] = built-in suite).")
+    backend: str = "bwrap"
+    seeds: int = Field(1, ge=1)
+    attempts: int = Field(1, ge=1)
+    concurrency: int = Field(1, ge=1)
+
+    def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
+        return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
+                "backend": self.backend}
+
+
+class Unit(NamedTuple):
+    """One condition unit: a target on a task under one description (the source for pooled units)."""
+
+    condition: str  # original | pooled | generic
+    configuration_id: str
+    task_id: str
+    source: str | None
+    description: Description
+
+
+class EvaluationSummary(BaseModel):
+    run_dir: str
+    planned: int
+    executed: int
+    skipped: int
+    units: int
+    conditions_table: str
+
+
+def plan_units(frozen: FrozenSet, tasks: list[TaskSpec], targets: list[Configuration],
+               conditions: list[str]) -> list[Unit]:
+    """Every condition unit the asked conditions need, per target and task."""
+    unknown = sorted(set(conditions) - set(ALL_CONDITIONS))
+    if unknown:
+        raise UserError(f"unknown condition {unknown[0]!r}", "--conditions", f"choose from {', '.join(ALL_CONDITIONS)}")
+    units = []
+    for target in targets:
+        if "self" in conditions and not {"pooled", "adapted1"} & set(conditions) and target.id not in frozen.sources:
+            raise UserError(f"Self needs the target among the sources; {target.id!r} is not", "--targets",
+                            f"sources are {', '.join(frozen.sources)}")
+        sources = set()
+        if {"pooled", "adapted1"} & set(conditions):
+            sources = set(frozen.sources)
+        else:
+            if "self" in conditions and target.id in frozen.sources:
+                sources.add(target.id)
+            if "cross" in conditions:
+                sources |= set(frozen.sources) - {target.id}
+        for task in tasks:
+            if "original" in conditions:
+                units.append(Unit("original", target.id, task.id, None, Description.original(task)))
+            for source in sorted(sources):
+                units.append(Unit("pooled", target.id, task.id, source, frozen.description(task.id, source)))
+            if "generic" in conditions:
+                units.append(Unit("generic", target.id, task.id, None, frozen.generic(task.id)))
+    return units
+
+
+def _tasks_of(frozen: FrozenSet, request: EvaluateRequest) -> list[TaskSpec]:
+    from matchmeter.tasks.loader import load_tasks
+
+    tasks = load_tasks([Path(p) for p in request.tasks], only=sorted(frozen.tasks))
+    digests = frozen.source_run.get("task_digests", {})
+    changed = [t.id for t in tasks if digests.get(t.id) not in (None, t.digest)]
+    if changed:
+        raise UserError(f"tasks changed since the description set was optimized: {', '.join(changed[:5])}",
+                        request.descriptions, "re-run `matchmeter optimize` on the current tasks")
+    return tasks
+
+
+class Binding(NamedTuple):
+    run_id: str
+    targets: list[Configuration]  # every target evaluated in this directory so far, this call's included
+
+
+def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: list[TaskSpec]) -> Binding:
+    """Bind the directory to the set and settings; targets accumulate across calls."""
+    path = store.root / "evaluation.json"
+    binding = request.binding(frozen)
+    targets = {t.id: t for t in request.targets}
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old["binding"] != binding:
+            raise UserError("this evaluation directory was made with another description set or settings",
+                            str(path), "repeat its --descriptions/--seeds/--attempts/--backend, or choose another --out")
+        targets = {**{c["id"]: Configuration.model_validate(c) for c in old["targets"]}, **targets}
+        run_id = old["run_id"]
+    else:
+        store.root.mkdir(parents=True, exist_ok=True)
+        run_id = f"{store.root.name}-eval-{frozen.digest[:8]}"
+    record = {"run_id": run_id, "binding": binding, "descriptions": request.descriptions,
+              "targets": [t.model_dump(mode="json") for t in targets.values()], "conditions": request.conditions}
+    atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True))
+    store.write_manifest(RunManifest(
+        run_id=run_id, matchmeter_version=__version__, request=record, configurations=list(targets.values()),
+        task_digests={t.id: t.digest for t in tasks}, backend=request.backend,
+        simulated=frozen.simulated or any(c.simulated for c in targets.values()),
+    ))
+    return Binding(run_id, list(targets.values()))
+
+
+def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSummary:
+    """Plan the needed executions, run what is missing, write conditions.parquet."""
+    from matchmeter.tasks.loader import builtin_suite_dir
+
+    frozen = load_frozen(Path(request.descriptions))
+    tasks = _tasks_of(frozen, request)
+    units = plan_units(frozen, tasks, request.targets, request.conditions)
+    backend = get_backend(request.backend)
+    backend.preflight()
+    for target in request.targets:  # unknown agents or bad options fail before anything is stored
+        get_agent(target, tasks[0])
+    store = RunStore(Path(request.out))
+    run_id, all_targets = _bind(store, request, frozen, tasks)
+    prune_leftovers(request.backend, run_id)
+    by_id = {t.id: t for t in tasks}
+    targets = {t.id: t for t in request.targets}
+    plan = ExecutionPlan()
+    for unit in units:
+        for seed in range(request.seeds):
+            for attempt in range(request.attempts):
+                plan.add(targets[unit.configuration_id], by_id[unit.task_id], unit.description, seed, attempt)
+    items = plan.unique()
+    finished = store.finished_keys()
+    task_dirs = [Path(p) for p in request.tasks] or [builtin_suite_dir()]
+    with sim_environment(request.targets, task_dirs) as stub_url, \
+            progress_bar(progress, len(items), len([i for i in items if i.key in finished])) as on_result:
+        results = execute_plan(items, store, run_id, backend, request.backend, request.concurrency,
+                               api_base_for=api_base_resolver(stub_url), on_result=on_result)
+    store.rebuild_table()
+    table = write_conditions_table(store, plan_units(frozen, tasks, all_targets, request.conditions))
+    return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
+                             skipped=len(items) - len(results), units=len(units), conditions_table=str(table))
+
+
+def write_conditions_table(store: RunStore, units: list[Unit]) -> Path:
+    """results.parquet rows joined to the condition units they serve (a row may serve several units)."""
+    import pandas as pd
+
+    results = pd.read_parquet(store.table_path)
+    unit_frame = pd.DataFrame([{"condition": u.condition, "configuration_id": u.configuration_id,
+                                "task_id": u.task_id, "source": u.source,
+                                "description_sha256": u.description.sha256} for u in units])
+    joined = results.merge(unit_frame, on=["configuration_id", "task_id", "description_sha256"], how="inner")
+    path = store.root / "conditions.parquet"
+    tmp = store.root / ".conditions.parquet.tmp"
+    joined.to_parquet(tmp, index=False)
+    tmp.replace(path)
+    return path
+
+
+def parse_target(spec: str) -> Configuration:
+    """`AGENT[:MODEL]` → the configuration `matchmeter run --agent AGENT --model MODEL` would use."""
+    from matchmeter.runner.run import configuration_from_flags
+
+    agent, _, model = spec.partition(":")
+    if not agent:
+        raise UserError(f"bad target {spec!r}", "--target", "write AGENT[:MODEL], e.g. bash:sim/sloppy")
+    return configuration_from_flags(agent, model or None)
+
+
+def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console) -> None:  # type: ignore[no-untyped-def]
+    """Print what ran and, with a calibration, the per-condition tables (also written as CSV/JSON)."""
+    console.print(f"evaluation {summary.run_dir}: {summary.units} condition units, planned {summary.planned} "
+                  f"executions, executed {summary.executed}, reused {summary.skipped}")
+    if calibration is None:
+        console.print("pass --calibration to print the condition tables (or run `matchmeter report`)")
+        return
+    import pandas as pd
+
+    from matchmeter.metrics import conditions as cond
+    from matchmeter.metrics.calibration import read_calibration
+
+    cal = read_calibration(calibration)
+    frame = pd.read_parquet(summary.conditions_table)
+    report = cond.condition_report(frame, cal.cuts(), cal.alpha)
+    out_dir = Path(summary.run_dir) / "tables"
+    out_dir.mkdir(exist_ok=True)
+    for name, table in (("conditions_per_pair", report.per_pair), ("conditions_summary", report.per_condition)):
+        table.to_csv(out_dir / f"{name}.csv", index=False)
+        table.to_json(out_dir / f"{name}.json", orient="records", indent=2)
+        console.print(f"[bold]{name}[/]")
+        console.print(table.to_string(index=False))
