@@ -1,0 +1,28 @@
+"""extract-conf-backup verifier: exactly the etc/**/*.conf members are restored with their bytes."""
+
+import tarfile
+
+from verifylib import APP, grade, pristine, read
+
+orig = pristine()
+with tarfile.open(orig / "backup.tar.xz") as tar:
+    wanted = {m.name: tar.extractfile(m).read() for m in tar.getmembers()
+              if m.isfile() and m.name.endswith(".conf") and "/etc/" in m.name}
+restored = APP / "restored"
+
+
+def extracted():
+    return sum(read(f"restored/{name}", "b") == data for name, data in wanted.items()) / len(wanted)
+
+
+def nothing_else():
+    files = {p.relative_to(restored).as_posix() for p in restored.rglob("*") if p.is_file() or p.is_symlink()}
+    return extracted() > 0 and files <= set(wanted)
+
+
+def archive_intact():
+    return extracted() > 0 and read("backup.tar.xz", "b") == (orig / "backup.tar.xz").read_bytes()
+
+
+grade({"extracted": 0.6, "nothing_else": 0.25, "archive_intact": 0.15},
+      {"extracted": extracted, "nothing_else": nothing_else, "archive_intact": archive_intact})

@@ -1,0 +1,37 @@
+"""fix-permissions verifier: site/ dirs 755, files 644, site/bin/*.sh 755; contents and vendor/ unchanged."""
+
+import stat
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+
+
+def mode(p):
+    return stat.S_IMODE(p.lstat().st_mode)
+
+
+site_dirs = [p.relative_to(orig) for p in [orig / "site", *(orig / "site").rglob("*")] if p.is_dir()]
+site_files = [p.relative_to(orig) for p in (orig / "site").rglob("*") if p.is_file()]
+scripts = [p for p in site_files if p.parent.as_posix() == "site/bin" and p.name.endswith(".sh")]
+plain = [p for p in site_files if p not in scripts]
+vendor = {p.relative_to(orig): mode(p) for p in [orig / "vendor", *(orig / "vendor").rglob("*")]}
+
+
+def fraction(paths, want):
+    return sum((APP / p).exists() and mode(APP / p) == want for p in paths) / len(paths)
+
+
+def changed_something():
+    return any((APP / p).exists() and mode(APP / p) != mode(orig / p) for p in site_dirs + site_files)
+
+
+def intact():
+    same = all((APP / p).is_file() and (APP / p).read_bytes() == (orig / p).read_bytes() for p in site_files)
+    vendor_ok = all((APP / p).exists() and mode(APP / p) == m for p, m in vendor.items())
+    return changed_something() and same and vendor_ok
+
+
+grade({"directories": 0.3, "files": 0.35, "scripts": 0.2, "intact": 0.15},
+      {"directories": lambda: fraction(site_dirs, 0o755), "files": lambda: fraction(plain, 0o644),
+       "scripts": lambda: fraction(scripts, 0o755), "intact": intact})

@@ -1,0 +1,49 @@
+"""repair-symlinks verifier: broken links now resolve into assets/, dead ones are removed and listed."""
+
+import os
+
+from verifylib import APP, grade, pristine, read
+
+orig = pristine()
+fixable, dead, working = {}, [], {}
+for link in (orig / "site").rglob("*"):
+    if not link.is_symlink():
+        continue
+    rel = link.relative_to(orig).as_posix()
+    target = os.readlink(link)
+    if "/assets/" in target:
+        working[rel] = target
+    else:
+        inner = target.split("static/", 1)[1]
+        if (orig / "assets" / inner).is_file():
+            fixable[rel] = inner
+        else:
+            dead.append(rel)
+asset_bytes = {p.relative_to(orig).as_posix(): p.read_bytes() for p in (orig / "assets").rglob("*") if p.is_file()}
+
+
+def repaired():
+    good = 0
+    for rel, inner in fixable.items():
+        p = APP / rel
+        good += p.is_symlink() and os.path.realpath(p) == os.path.realpath(APP / "assets" / inner)
+    return good / len(fixable)
+
+
+def dead_removed():
+    return not any(os.path.lexists(APP / rel) for rel in dead)
+
+
+def report():
+    lines = {ln.strip().removeprefix("./") for ln in (read("removed.txt") or "").splitlines() if ln.strip()}
+    return lines == set(dead)
+
+
+def untouched():
+    links_ok = all((APP / rel).is_symlink() and os.readlink(APP / rel) == t for rel, t in working.items())
+    assets_ok = all(read(rel, "b") == data and not (APP / rel).is_symlink() for rel, data in asset_bytes.items())
+    return repaired() > 0 and links_ok and assets_ok
+
+
+grade({"repaired": 0.5, "dead_removed": 0.2, "report": 0.15, "untouched": 0.15},
+      {"repaired": repaired, "dead_removed": dead_removed, "report": report, "untouched": untouched})
