@@ -71,7 +71,8 @@ def html_table(df: pd.DataFrame, name: str) -> str:
         tags += '<span class="tag sim">SIMULATED</span>'
     if df.attrs.get("untrusted"):
         tags += f'<span class="tag untr">UNTRUSTED: {escape(", ".join(df.attrs["untrusted"]))}</span>'
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in df.columns)
+    # <wbr> after underscores lets long column names wrap inside narrow header cells
+    head = "".join(f"<th>{escape(str(c)).replace('_', '_<wbr>')}</th>" for c in df.columns)
     numeric = {c: is_numeric_dtype(df[c]) and df[c].dtype != bool for c in df.columns}
     body = []
     for row in df.itertuples(index=False):
