@@ -89,7 +89,11 @@ def validate_results(df: pd.DataFrame, where: str = "results table", columns: Se
 
 
 def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_COLUMNS) -> RunTables:
-    """Read and validate `results.parquet` of each run directory; concatenate them.
+    """Read and validate the results of each run directory; concatenate them.
+
+    An evaluation directory (`matchmeter evaluate`) also holds `conditions.parquet`: its rows are the
+    results joined to the condition units they serve (columns `condition` and `source`), and that table
+    is read instead, so conditions reach every metric.
 
     Raises:
         UserError: a directory without results.parquet, an unreadable or invalid table, or runs
@@ -101,7 +105,9 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
         raise UserError("no run directories given", "", "pass one or more runs/<run-id> directories")
     frames, price_ids, run_ids = [], set(), []
     for run_dir in map(Path, run_dirs):
-        path = run_dir / "results.parquet"
+        path = run_dir / "conditions.parquet"
+        if not path.is_file():
+            path = run_dir / "results.parquet"
         if not path.is_file():
             raise UserError("no results table", str(path), "pass a run directory (runs/<run-id>) whose run has finished")
         try:

@@ -26,7 +26,13 @@ from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.executor import ExecutionPlan, execute_plan
-from matchmeter.runner.run import api_base_resolver, progress_bar, prune_leftovers, sim_environment
+from matchmeter.runner.run import (
+    api_base_resolver,
+    price_table_id,
+    progress_bar,
+    prune_leftovers,
+    sim_environment,
+)
 from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.store import RunStore, atomic_write_text
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
@@ -134,7 +140,7 @@ def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: l
               "targets": [t.model_dump(mode="json") for t in targets.values()], "conditions": request.conditions}
     atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True))
     store.write_manifest(RunManifest(
-        run_id=run_id, matchmeter_version=__version__, request=record, configurations=list(targets.values()),
+        run_id=run_id, matchmeter_version=__version__, request=record, price_table_id=price_table_id(), configurations=list(targets.values()),
         task_digests={t.id: t.digest for t in tasks}, backend=request.backend,
         simulated=frozen.simulated or any(c.simulated for c in targets.values()),
     ))

@@ -61,8 +61,16 @@ def configuration_from_flags(agent: str, model: str | None, *, transport: str = 
     })
 
 
+def price_table_id() -> str:
+    """Id of the dated price table every cost in a run is computed with (recorded in the manifest)."""
+    from matchmeter.llm.pricing import PriceTable
+
+    return PriceTable.load().table_id
+
+
 def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunManifest:
     return RunManifest(
+        price_table_id=price_table_id(),
         run_id=run_id, matchmeter_version=__version__, request=request.model_dump(mode="json", exclude={"resume"}),
         configurations=request.configurations, task_digests={t.id: t.digest for t in tasks},
         description_digests={Description.original(t).sha256: t.id for t in tasks},
