@@ -298,6 +298,7 @@ def evaluate_cmd(
     seeds: int = typer.Option(1, min=1),
     attempts: int = typer.Option(1, min=1),
     concurrency: int = typer.Option(1, min=1),
+    reuse: list[Path] = typer.Option(None, "--reuse", help="Runs whose executions with the same key are reused."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Evaluate targets under Original / Self / Cross-only / Pooled / Adapted-1 / Generic descriptions."""
@@ -306,7 +307,7 @@ def evaluate_cmd(
     request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t) for t in target],
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
-                              concurrency=concurrency)
+                              concurrency=concurrency, reuse=[str(p) for p in reuse or []])
     summary = evaluate(request, progress=not quiet)
     render_evaluation(summary, calibration, _console())
 

@@ -50,6 +50,7 @@ class EvaluateRequest(BaseModel):
     seeds: int = Field(1, ge=1)
     attempts: int = Field(1, ge=1)
     concurrency: int = Field(1, ge=1)
+    reuse: list[str] = Field(default_factory=list, description="Run directories whose executions with the same key are reused.")
 
     def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
         return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
@@ -71,6 +72,7 @@ class EvaluationSummary(BaseModel):
     planned: int
     executed: int
     skipped: int
+    adopted: int = 0
     units: int
     conditions_table: str
 
@@ -169,6 +171,7 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
             for attempt in range(request.attempts):
                 plan.add(targets[unit.configuration_id], by_id[unit.task_id], unit.description, seed, attempt)
     items = plan.unique()
+    reused = adopt_executions(store, [Path(r) for r in request.reuse], {i.key for i in items})
     finished = store.finished_keys()
     task_dirs = [Path(p) for p in request.tasks] or [builtin_suite_dir()]
     with sim_environment(request.targets, task_dirs) as stub_url, \
@@ -178,7 +181,31 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     store.rebuild_table()
     table = write_conditions_table(store, plan_units(frozen, tasks, all_targets, request.conditions))
     return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
-                             skipped=len(items) - len(results), units=len(units), conditions_table=str(table))
+                             skipped=len(items) - len(results), adopted=reused, units=len(units),
+                             conditions_table=str(table))
+
+
+def adopt_executions(store: RunStore, sources: list[Path], keys: set[str]) -> int:
+    """Copy finished executions with a planned key from other run directories (same key = same execution).
+
+    Each is copied into a `.partial-` directory and renamed into place, like a fresh execution.
+    """
+    import shutil
+
+    adopted = 0
+    missing = keys - store.finished_keys()
+    for source in sources:
+        other = RunStore(source)
+        if not other.executions.exists():
+            raise UserError("no executions to reuse", str(source), "pass a run directory written by `matchmeter run`")
+        for key in sorted(missing & other.finished_keys()):
+            staging = store.staging_dir(key)
+            shutil.rmtree(staging)
+            shutil.copytree(other.executions / key, staging)
+            staging.replace(store.executions / key)
+            missing.discard(key)
+            adopted += 1
+    return adopted
 
 
 def write_conditions_table(store: RunStore, units: list[Unit]) -> Path:
@@ -210,7 +237,8 @@ def parse_target(spec: str) -> Configuration:
 def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console) -> None:  # type: ignore[no-untyped-def]
     """Print what ran and, with a calibration, the per-condition tables (also written as CSV/JSON)."""
     console.print(f"evaluation {summary.run_dir}: {summary.units} condition units, planned {summary.planned} "
-                  f"executions, executed {summary.executed}, reused {summary.skipped}")
+                  f"executions, executed {summary.executed}, reused {summary.skipped} "
+                  f"({summary.adopted} adopted from --reuse runs)")
     if calibration is None:
         console.print("pass --calibration to print the condition tables (or run `matchmeter report`)")
         return

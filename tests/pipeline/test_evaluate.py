@@ -112,3 +112,24 @@ def test_modified_or_unfrozen_sets_are_refused(tmp_path):
     assert modified.returncode == 2
     assert "modified" in modified.stderr
     assert not (tmp_path / "e2").exists()
+
+
+def test_original_executions_are_adopted_from_a_source_run(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    write_task(tasks, "copy-b")
+    source_run = tmp_path / "runs" / "oracle"
+    ran = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--out",
+                          str(source_run), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    descset = frozen_set(tasks, tmp_path / "descset")
+    out = tmp_path / "eval"
+    proc = subprocess.run([*MM, "evaluate", "--descriptions", str(descset), "--tasks", str(tasks), "--out", str(out),
+                           "--backend", "local", "--quiet", "--target", "oracle", "--reuse", str(source_run)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # 2 tasks × 4 units; the 2 Original executions come from the source run, the other 6 run here
+    assert "planned 8 executions, executed 6, reused 2 (2 adopted" in " ".join(proc.stdout.split())
+    original_keys = set(pd.read_parquet(source_run / "results.parquet")["execution_key"])
+    conditions = pd.read_parquet(out / "conditions.parquet")
+    assert set(conditions.loc[conditions["condition"] == "original", "execution_key"]) == original_keys
