@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Seeds templates/reminder.txt ({{placeholders}}, one used twice) and data/invoices.csv (paid and
+# unpaid invoices, amounts in cents, ISO due dates, names with &, / and quotes that break sed).
+set -euo pipefail
+python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+import csv
+import random
+import sys
+from pathlib import Path
+
+rng = random.Random(int(sys.argv[1]))
+company = rng.choice(["Brightwater Supplies", "Fernhill & Co", "Kiln/Forge Ltd"])
+greeting = rng.choice(["Dear {{name}},", "Hello {{name}},"])
+template = f"""{greeting}
+
+Our records show that invoice {{{{invoice}}}} for {{{{amount}}}} {{{{currency}}}} was due on {{{{due_date}}}}
+and has not been paid yet. Please settle invoice {{{{invoice}}}} within {rng.choice([7, 10, 14])} days.
+
+{rng.choice(["Kind regards", "Best wishes", "Sincerely"])},
+{company}
+"""
+names = ["Marta Weiss", "Smith & Sons", "R&D Dept / Lab 4", "Chloé Martin", "O'Hara Bakery", "Nils \"Nisse\" Berg",
+         "Back\\slash Media", "Tanaka Farms", "Ute's Café", "Harbor 12|B"]
+rows = []
+for i in rng.sample(range(1, 400), rng.randint(7, 11)):
+    cents = rng.randint(1500, 999999)
+    if rng.random() < 0.2:
+        cents -= cents % 100
+    rows.append({"invoice": f"INV-{2024}-{i:04d}", "name": rng.choice(names), "amount_cents": cents,
+                 "currency": rng.choice(["EUR", "USD", "CHF"]),
+                 "due_date": f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                 "status": rng.choice(["unpaid", "unpaid", "paid"])})
+rows[0]["status"] = "unpaid"
+Path("templates").mkdir(exist_ok=True)
+Path("templates/reminder.txt").write_text(template)
+Path("data").mkdir(exist_ok=True)
+with open("data/invoices.csv", "w", newline="") as fh:
+    w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+PY
