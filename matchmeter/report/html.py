@@ -165,6 +165,7 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
                           core_task_ids=tasks.core_task_ids, n_resamples=n_resamples, seed=seed, n_draws=n_draws,
                           task_note=tasks.note)
     atomic_write_text(out, render_html(tables, cal, run_dirs))
+    out.chmod(0o644)  # the temp-file write leaves 0600; a report is meant to be opened and shared
     paths = write_tables(tables, tables_dir or out.with_name(f"{out.stem}-tables"))
     return ReportSummary(out, paths, tables, any(df.attrs.get("simulated") for df in tables.values()))
 
