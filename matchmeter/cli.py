@@ -312,6 +312,19 @@ def evaluate_cmd(
     render_evaluation(summary, calibration, _console())
 
 
+@app.command("demo")
+def demo(
+    out: Path = typer.Option(Path("demo-out"), help="Where every stage writes (resumable)."),
+    backend: str = typer.Option(None, help="Sandbox backend (default: bwrap, or local when bwrap is missing)."),
+    concurrency: int = typer.Option(2, min=1, help="Trials run at once."),
+    full: bool = typer.Option(False, help="The Full suite instead of the Core subset (slower)."),
+) -> None:
+    """The whole pipeline offline on the embedded defaults (SIMULATED sim/ models through the stub)."""
+    from matchmeter.pipeline.demo import DemoRequest, run_demo
+
+    run_demo(DemoRequest(out=str(out), backend=backend, concurrency=concurrency, core=not full), _console())
+
+
 # ------------------------------------------------------------------ report (tables + HTML)
 
 

@@ -1,0 +1,100 @@
+"""`matchmeter demo`: the whole pipeline offline, on the embedded defaults. Everything it shows is SIMULATED.
+
+Original runs → calibrate → optimize → evaluate → report, on the Core subset of the built-in suite,
+with the four `sim/` personas driven by the built-in bash agent through the loopback stub server (real
+HTTP through litellm, real sandboxes). Every step is resumable: running the demo again reuses what a
+previous (possibly interrupted) demo stored under the same output directory.
+
+    demo-out/
+      runs/original-<persona>/   Original runs, one per configuration (the calibration reference)
+      calibration.json           strata, budget grids, thresholds
+      descset/                   the optimized, gated, frozen description set (+ its source-side runs)
+      eval/                      every target under every condition (Original executions adopted)
+      report.html                the self-contained report; report-tables/ holds CSV and JSON
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+PERSONAS = ("expert", "explorer", "sloppy", "quitter")
+SOURCES = ("sloppy", "explorer")
+
+
+class DemoRequest(BaseModel):
+    out: str = "demo-out"
+    backend: str | None = Field(None, description="bwrap when bubblewrap is installed, else local (announced).")
+    seeds: int = Field(1, ge=1)
+    concurrency: int = Field(2, ge=1)
+    candidates: int = Field(2, ge=1)
+    core: bool = Field(True, description="The Core subset (False: the Full suite).")
+
+
+def choose_backend(asked: str | None, console) -> str:  # type: ignore[no-untyped-def]
+    if asked:
+        return asked
+    if shutil.which("bwrap"):
+        return "bwrap"
+    console.print("[yellow]bubblewrap (bwrap) is not installed: the demo uses the UNISOLATED local backend "
+                  "(apt-get install bubblewrap for real sandboxes)[/]")
+    return "local"
+
+
+def _step(console, n: int, text: str) -> float:  # type: ignore[no-untyped-def]
+    console.rule(f"[bold]{n}/5 {text}")
+    return time.monotonic()
+
+
+def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-def]
+    """Run every stage; return the report path."""
+    from matchmeter.metrics.calibration import calibrate_runs
+    from matchmeter.optimizer.pipeline import OptimizeRequest, optimize
+    from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, render_evaluation
+    from matchmeter.report.html import summary_line, write_report
+    from matchmeter.report.render import render_tables
+    from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+
+    out = Path(request.out)
+    backend = choose_backend(request.backend, console)
+    console.print("[bold yellow]SIMULATED[/]: every model here is a sim/ persona served by the loopback stub; "
+                  "no real model is called and no number below describes a real model.")
+    configs = [configuration_from_flags("bash", f"sim/{p}") for p in PERSONAS]
+    started = _step(console, 1, f"Original runs: {len(configs)} configurations on {backend}")
+    runs = []
+    for config in configs:
+        run_dir = out / "runs" / f"original-{config.model.split('/')[-1]}"  # type: ignore[union-attr]
+        summary = execute_run(RunRequest(configurations=[config], core=request.core, backend=backend,
+                                         seeds=request.seeds, concurrency=request.concurrency, out=str(run_dir),
+                                         resume=(run_dir / "manifest.json").exists()))
+        console.print(f"{config.id}: {summary.executed} executed, {summary.skipped} reused")
+        runs.append(run_dir)
+    _step(console, 2, "calibrate: strata, budget grids, thresholds from the Original runs")
+    calibration = out / "calibration.json"
+    calibrate_runs(runs, calibration)
+    console.print(f"calibration written: {calibration}")
+    _step(console, 3, f"optimize: rewrite → gate → source-side select → freeze (sources: {', '.join(SOURCES)})")
+    descset = out / "descset"
+    sources = [f"sim/{s}+bash" for s in SOURCES]
+    opt = optimize(OptimizeRequest(runs=[str(r) for r in runs], sources=sources, rewriter_model="sim/rewriter",
+                                   judge_model="sim/judge", candidates=request.candidates, out=str(descset),
+                                   backend=backend, concurrency=request.concurrency))
+    console.print(f"candidates generated {opt.generated}, rejected by rule {opt.rejected_by_rule}, rejected by "
+                  f"judge {opt.rejected_by_judge}, selected {opt.selected}, fell back {opt.fell_back}; "
+                  f"LM spend ${opt.lm_spend_usd:.4f} (SIMULATED); preservation audit: {opt.audit_passed}/"
+                  f"{opt.audit_selected} selected descriptions pass, {len(opt.audit_drifted)} drifted")
+    _step(console, 4, "evaluate: every target under every condition")
+    evaluation = evaluate(EvaluateRequest(descriptions=str(descset), targets=configs, out=str(out / "eval"),
+                                          backend=backend, seeds=request.seeds, concurrency=request.concurrency,
+                                          reuse=[str(r) for r in runs]))
+    render_evaluation(evaluation, None, console)
+    _step(console, 5, "report")
+    report_path = out / "report.html"
+    report = write_report([out / "eval"], calibration, report_path)
+    render_tables(report.tables, console)
+    console.print(summary_line(report), highlight=False, soft_wrap=True)
+    console.rule(f"[bold]demo finished in {time.monotonic() - started:.0f}s · report: {report_path.resolve()}")
+    return report_path
