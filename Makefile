@@ -17,7 +17,7 @@ demo: venv
 	$(BIN)/matchmeter demo
 
 check: venv
-	$(BIN)/ruff check matchmeter tests benchmarks
+	$(BIN)/ruff check matchmeter tests benchmarks scripts
 
 test: check
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

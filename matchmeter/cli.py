@@ -91,6 +91,7 @@ def run(
     contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
     replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
     api_base: str = typer.Option(None, help="OpenAI-compatible endpoint for --model (keys come from the environment)."),
+    api_key_env: str = typer.Option(None, help="Name of the environment variable holding the key (never stored)."),
     resume: bool = typer.Option(False, help="Continue a stored run: skip finished executions, rerun partial ones."),
     allow_incompatible: bool = typer.Option(False, help="Keep executions whose CLI reports another model."),
     spend_cap: float = typer.Option(None, help="Stop new model calls once the run has spent this many USD."),
@@ -100,7 +101,7 @@ def run(
     """Execute configurations × tasks × seeds × attempts into a resumable run directory."""
     from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
 
-    options = {k: str(v) for k, v in {"trajectory": replay, "api_base": api_base}.items() if v}
+    options = {k: str(v) for k, v in {"trajectory": replay, "api_base": api_base, "api_key_env": api_key_env}.items() if v}
     config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
     request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
