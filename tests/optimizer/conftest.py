@@ -12,7 +12,8 @@ from tests.helpers.tasks import write_task
 
 INSTRUCTION = ("Copy the input file data/input.txt to out.txt in the working directory, keeping its content "
                "byte for byte. Do not change anything else under data/.\n")
-REFERENCE = ["ls -la data", "mkdir -p data/scratch", "cp data/input.txt out.txt"]
+# no `ls -la`: its mtimes would make the agents' conversations (and so their cache keys) depend on the clock
+REFERENCE = ["head -c 100 data/input.txt", "mkdir -p data/scratch", "cp data/input.txt out.txt"]
 SOURCE = "sim/sloppy+bash"
 TARGET = "sim/explorer+bash"
 
