@@ -33,6 +33,9 @@ PROHIBITION = re.compile(r"\b(do not|don't|never|must not|mustn't|should not|sho
                          r"only|alone|leave)\b", re.I)
 PATH = re.compile(r"(?<![\w/.\-<>])(?:[\w.\-<>*]+/)+[\w.\-<>*]*|(?<![\w/.\-])[\w\-]+(?:\.[A-Za-z]\w{0,6})+\b")
 NOT_PATHS = frozenset({"i.e", "e.g", "etc", "vs"})
+# slash-joined word pairs of prose: never an invented artifact when a candidate uses them
+PROSE_PAIRS = frozenset({"and/or", "input/output", "read/write", "yes/no", "true/false", "on/off", "he/she",
+                         "client/server", "key/value", "stdin/stdout", "stdout/stderr", "success/failure"})
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w])")
 SHELL_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
                             "in", "function", "return", "continue", "break", "def", "class", "import", "from",
@@ -184,7 +187,7 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
 
 def no_new_paths(original: str, candidate: str) -> RuleResult:
     """No invented artifact: every path-like token of the candidate appears in the Original."""
-    reasons = [f"adds_path:{p}" for p in paths_in(candidate) if p not in original]
+    reasons = [f"adds_path:{p}" for p in paths_in(candidate) if p not in original and p.lower() not in PROSE_PAIRS]
     return RuleResult(rule="no_new_paths", passed=not reasons, reasons=reasons)
 
 

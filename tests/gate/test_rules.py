@@ -55,6 +55,10 @@ def test_duplicate_of_an_earlier_candidate_names_it(knowledge):
         "duplicate_candidate:abc123"]
 
 
+def test_prose_word_pairs_are_not_new_paths(knowledge):
+    assert reasons(FAITHFUL + "Any read/write error and/or crash counts as failure.\n", knowledge) == []
+
+
 def test_prose_use_of_a_common_command_name_is_not_a_leak(knowledge):
     # `echo` is a reference tool, but as an English word outside code it gives nothing away
     assert reasons(FAITHFUL + "Expect no echo of the request body.\n", knowledge) == []
