@@ -19,6 +19,14 @@ quoting has probability `0.5 × (1 − explicitness)`, so a clearer rewrite meas
 Under the disclosed contract (the system prompt carries transport.DISCLOSED_NOTE) expert and explorer
 escape their commands for the extra double-quote layer; sloppy and quitter do not.
 Every reply starts with `THOUGHT (SIMULATED sim/<persona>)`.
+
+Dialects: the persona speaks the reply format of the agent that calls it, told apart by the request.
+- bash (default): the built-in bash agent — ```bash blocks, `submit`; turn n = assistant messages so far.
+- mini: mini-swe-agent's text-based format (its system prompt names ```mswea_bash_command) — that fence,
+  `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` to submit, the description read out of its instance
+  template. mini drops the assistant message of a format error from the conversation, so turn n counts
+  the user messages after the task (each turn is answered by exactly one observation or format error).
+The plan itself does not depend on the dialect: the same persona, task, seed and description act alike.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ from matchmeter.schema import TaskSpec, sha256_text
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 # Part of every sim cache key (see LMClient): bump it whenever persona behaviour changes, so cached
 # replies of an older behaviour are never served as the new one.
-SIM_BEHAVIOUR_VERSION = "2"
+SIM_BEHAVIOUR_VERSION = "3"
 SKIP_BASE = {"expert": 0.0, "explorer": 0.25, "sloppy": 0.6, "quitter": 0.0}
 CARELESS_QUOTING_BASE = 0.5
 LOOK_TOOLS = frozenset({"cat", "head", "tail", "ls", "find", "wc", "grep", "jq", "zcat", "cut", "sort", "stat",
@@ -57,6 +65,12 @@ FILLER = (
     "The previous output looks consistent with what I expected.",
 )
 PROMPT_CACHE_MIN_TOKENS, PROMPT_CACHE_BLOCK = 1024, 128  # OpenAI-style prefix caching granularity
+# ---- dialects (see the module docstring): fence name and submit command per calling agent
+MINI_MARK = "mswea_bash_command"
+FENCES = {"bash": "bash", "mini": MINI_MARK}
+SUBMIT_COMMANDS = {"bash": SUBMIT, "mini": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}
+# mini_textbased.yaml's instance template: "Please solve this issue: {{task}}\n\nYou can execute bash commands…"
+MINI_TASK_RE = re.compile(r"Please solve this issue: (.*)\n\nYou can execute bash commands and edit files", re.S)
 
 
 def sim_api_base(stub_url: str, task_id: str, seed: int) -> str:
@@ -176,8 +190,8 @@ def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclo
     return plan
 
 
-def render(action: Action, persona: str, plan_seed: str, turn: int) -> tuple[str, int]:
-    """Reply text for one plan item (varied verbosity) and its reasoning-token count."""
+def render(action: Action, persona: str, plan_seed: str, turn: int, dialect: str = "bash") -> tuple[str, int]:
+    """Reply text for one plan item (varied verbosity) in the dialect's format, and its reasoning-token count."""
     rng = _rng(plan_seed, turn)
     lo, hi = VERBOSITY[persona]
     filler = " ".join(rng.sample(FILLER, rng.randint(lo, hi)))
@@ -185,27 +199,46 @@ def render(action: Action, persona: str, plan_seed: str, turn: int) -> tuple[str
     reasoning = rng.randint(*REASONING[persona])
     if action.kind == "noformat":
         return head, reasoning
-    return f"{head}\n\n```bash\n{action.command}\n```", reasoning
+    command = SUBMIT_COMMANDS[dialect] if action.kind == "submit" else action.command
+    return f"{head}\n\n```{FENCES[dialect]}\n{command}\n```", reasoning
 
 
-def description_of(messages: Sequence[dict[str, Any]]) -> str:
-    """The task description: inside <description> tags of a user message, else the first user message."""
+def dialect_of(messages: Sequence[dict[str, Any]]) -> str:
+    """"mini" when the system prompt asks for ```mswea_bash_command blocks, else "bash"."""
+    system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    return "mini" if MINI_MARK in system else "bash"
+
+
+def turns_taken(messages: Sequence[dict[str, Any]], dialect: str) -> int:
+    """Model turns already answered: assistant messages (bash); user messages after the task (mini)."""
+    if dialect == "mini":
+        return max(sum(1 for m in messages if m.get("role") == "user") - 1, 0)
+    return sum(1 for m in messages if m.get("role") == "assistant")
+
+
+def description_of(messages: Sequence[dict[str, Any]], dialect: str = "bash") -> str:
+    """The task description: inside <description> tags (bash) or mini's instance template, else the first
+    user message. Only the description feeds explicitness and the plan seed, never the agent's own prompt."""
     for m in messages:
         content = m.get("content") or ""
         if m.get("role") == "user" and isinstance(content, str):
-            found = re.search(r"<description>\n?(.*?)\n?</description>", content, re.S)
+            if dialect == "mini":
+                found = MINI_TASK_RE.search(content)
+            else:
+                found = re.search(r"<description>\n?(.*?)\n?</description>", content, re.S)
             return found.group(1) if found else content
     return ""
 
 
 def next_reply(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]]) -> tuple[str, int]:
     """The persona's next reply text and reasoning tokens, given the conversation so far."""
-    description = description_of(messages)
+    dialect = dialect_of(messages)
+    description = description_of(messages, dialect)
     system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     plan = build_plan(task, seed, persona, description, disclosed="double-quoted shell string" in system)
-    turn = sum(1 for m in messages if m.get("role") == "assistant")
+    turn = turns_taken(messages, dialect)
     action = plan[turn] if turn < len(plan) else Action("submit", SUBMIT, "Nothing left to do; submitting.")
-    return render(action, persona, f"{persona}|{task.id}|{seed}|{sha256_text(description)}", turn)
+    return render(action, persona, f"{persona}|{task.id}|{seed}|{sha256_text(description)}", turn, dialect)
 
 
 class SimResponder:

@@ -2,7 +2,8 @@
 
 Run: `mini -c mini_textbased.yaml -c $STATE/matchmeter.yaml -m <litellm model> -y --exit-immediately
 -o $STATE/trajectory.json -t <task>`. The text-based model class is used so any OpenAI-compatible
-endpoint works (no tool-calling needed); the endpoint goes in `model.model_kwargs.api_base`.
+endpoint works (no tool-calling needed); the endpoint goes in `model.model_kwargs.api_base` (the session's
+per-execution endpoint for `sim/` models), and `sim/*`/`stub/*` models get `custom_llm_provider: openai`.
 
 Log: `trajectory.json` (`trajectory_format` mini-swe-agent-1.1): `messages` in order. A model call is
 any message whose `extra.response` holds an OpenAI-shaped response (`model`, `usage`) — assistant
@@ -55,6 +56,10 @@ class MiniSweAgentAdapter(CLIAdapter):
         model_kwargs: dict[str, Any] = {"drop_params": True}
         if ctx.api_base:
             model_kwargs["api_base"] = ctx.api_base
+        if ctx.model.split("/", 1)[0] in ("sim", "stub"):
+            # Offline models speak OpenAI to the stub; litellm needs the provider named, and then sends the
+            # model name unchanged, so the stub answers (and we check) `sim/<persona>` itself.
+            model_kwargs["custom_llm_provider"] = "openai"
         config = {  # JSON is YAML; mini merges this over mini_textbased.yaml
             "agent": {"mode": "yolo", "confirm_exit": False, "step_limit": self.task.budgets.steps},
             "model": {"model_class": "litellm_textbased", "cost_tracking": "ignore_errors",
