@@ -1,0 +1,93 @@
+"""crontab-normalise verifier: crontab.clean and crontab.errors match a reference normaliser run on
+the pristine crontab.txt."""
+
+import re
+
+from verifylib import grade, pristine, read
+
+orig = pristine()
+MACROS = {"@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
+          "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"}
+MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+DAYS = {d: i for i, d in enumerate("sun mon tue wed thu fri sat".split())}
+RANGES = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
+JOB = re.compile(r"(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*\S)")
+
+
+def field(text, i):
+    names, (lo, hi) = (MONTHS if i == 3 else DAYS if i == 4 else {}), RANGES[i]
+    out = []
+    for part in text.split(","):
+        m = re.fullmatch(r"(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:/(\d+))?", part)
+        if not m or (m.group(2) is not None and int(m.group(2)) < 1):
+            raise ValueError(part)
+        base = m.group(1)
+        if base != "*":
+            values = [names.get(v.lower(), v) for v in base.split("-")]
+            if not all(str(v).isdigit() and lo <= int(v) <= hi for v in values):
+                raise ValueError(part)
+            values = [int(v) for v in values]
+            if len(values) == 2 and values[0] > values[1]:
+                raise ValueError(part)
+            if i == 4 and values == [7]:
+                values = [0]
+            base = "-".join(map(str, values))
+        out.append(base + (f"/{m.group(2)}" if m.group(2) else ""))
+    return ",".join(out)
+
+
+def normalise(text):
+    clean, errors = [], []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        s = raw.strip()
+        if not s or s.startswith("#"):
+            continue
+        if VAR.fullmatch(s):
+            clean.append(s)
+            continue
+        try:
+            if s.startswith("@"):
+                macro, cmd = re.fullmatch(r"(@\S+)\s+(.*\S)", s).groups()
+                clean.append(f"{MACROS[macro.lower()]} {cmd}")
+            else:
+                m = JOB.fullmatch(s)
+                clean.append(" ".join(field(m.group(i + 1), i) for i in range(5)) + " " + m.group(6))
+        except (AttributeError, KeyError, ValueError):
+            errors.append(str(n))
+    return clean, errors
+
+
+want_clean, want_errors = normalise((orig / "crontab.txt").read_text())
+want_jobs = [ln for ln in want_clean if not VAR.fullmatch(ln)]
+want_vars = [ln for ln in want_clean if VAR.fullmatch(ln)]
+
+
+def lines(name):
+    return [ln.rstrip() for ln in (read(name) or "").splitlines() if ln.strip()]
+
+
+def overlap(got, want):
+    inter = sum(min(got.count(x), want.count(x)) for x in set(want))
+    score = inter / max(len(want), len(got), 1)
+    return score if got == want else 0.8 * score
+
+
+def jobs():
+    return overlap([ln for ln in lines("crontab.clean") if not VAR.fullmatch(ln)], want_jobs)
+
+
+def variables():
+    return [ln for ln in lines("crontab.clean") if VAR.fullmatch(ln)] == want_vars
+
+
+def errors():
+    return overlap([ln.strip() for ln in lines("crontab.errors")], want_errors)
+
+
+def source_kept():
+    return bool(lines("crontab.clean")) and read("crontab.txt") == (orig / "crontab.txt").read_text()
+
+
+grade({"jobs_normalised": 0.45, "variables_kept": 0.1, "errors_listed": 0.3, "source_kept": 0.15},
+      {"jobs_normalised": jobs, "variables_kept": variables, "errors_listed": errors, "source_kept": source_kept})

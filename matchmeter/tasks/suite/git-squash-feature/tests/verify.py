@@ -1,0 +1,43 @@
+"""git-squash-feature verifier: feature/* is one commit on the old branch point with the old tip's tree
+and the first commit's subject; main is unchanged."""
+
+import subprocess
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+repo = APP / "app"
+
+
+def git(cwd, *args):
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+branch = git(orig / "app", "for-each-ref", "--format=%(refname:short)", "refs/heads/feature/")
+old_tip = git(orig / "app", "rev-parse", branch)
+old_tree = git(orig / "app", "rev-parse", f"{branch}^{{tree}}")
+old_main = git(orig / "app", "rev-parse", "main")
+base = git(orig / "app", "merge-base", "main", branch)
+title = git(orig / "app", "log", "--reverse", "--format=%s", f"{base}..{branch}").splitlines()[0]
+
+
+def single_commit():
+    tip = git(repo, "rev-parse", branch)
+    return tip is not None and tip != old_tip and git(repo, "rev-parse", f"{branch}^") == base
+
+
+def same_tree():
+    return single_commit() and git(repo, "rev-parse", f"{branch}^{{tree}}") == old_tree
+
+
+def message():
+    return single_commit() and (git(repo, "log", "-1", "--format=%s", branch) or "").strip() == title
+
+
+def main_and_clean():
+    return single_commit() and git(repo, "rev-parse", "main") == old_main and git(repo, "status", "--porcelain") == ""
+
+
+grade({"single_commit": 0.35, "same_tree": 0.3, "message": 0.2, "main_and_clean": 0.15},
+      {"single_commit": single_commit, "same_tree": same_tree, "message": message, "main_and_clean": main_and_clean})

@@ -1,0 +1,51 @@
+"""reproducible-tarball verifier: dist/<name>-<version>.tar.gz holds src/ minus clutter under the
+right prefix, sorted, with fixed mtime and root ownership, and a gzip header without time or name."""
+
+import re
+import tarfile
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+conf = dict(re.findall(r"^(\w+) = (\S+)$", (orig / "release.conf").read_text(), re.M))
+prefix = f"{conf['name']}-{conf['version']}"
+epoch = int(conf["source_date_epoch"])
+expected = {f"{prefix}/{p.relative_to(orig / 'src').as_posix()}": p.read_bytes()
+            for p in (orig / "src").rglob("*")
+            if p.is_file() and not p.name.endswith("~") and "__pycache__" not in p.parts}
+archive = APP / "dist" / f"{prefix}.tar.gz"
+
+
+def members():
+    with tarfile.open(archive, "r:gz") as tar:
+        out = []
+        for m in tar.getmembers():
+            data = tar.extractfile(m).read() if m.isfile() else None
+            out.append((m.name.removeprefix("./").rstrip("/"), m, data))
+        return out
+
+
+def contents():
+    got = {name: data for name, m, data in members() if m.isfile()}
+    good = sum(got.get(name) == data for name, data in expected.items()) / len(expected)
+    stray = set(got) - set(expected) or any(not (n == prefix or n.startswith(prefix + "/")) for n, _, _ in members())
+    return good * (0.5 if stray else 1)
+
+
+def ordered():
+    names = [n for n, _, _ in members()]
+    return contents() > 0.5 and (names == sorted(names) or names == sorted(names, key=lambda n: n.split("/")))
+
+
+def metadata():
+    return contents() > 0.5 and all(m.mtime == epoch and m.uid == 0 and m.gid == 0 and m.uname in ("", "root") and m.gname in ("", "root")
+               for _, m, _ in members())
+
+
+def gzip_header():
+    head = archive.read_bytes()[:10]
+    return contents() > 0.5 and head[:2] == b"\x1f\x8b" and head[4:8] == b"\0\0\0\0" and not head[3] & 0x08
+
+
+grade({"contents": 0.4, "sorted": 0.15, "metadata": 0.3, "gzip_header": 0.15},
+      {"contents": contents, "sorted": ordered, "metadata": metadata, "gzip_header": gzip_header})

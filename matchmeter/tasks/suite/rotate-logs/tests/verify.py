@@ -1,0 +1,61 @@
+"""rotate-logs verifier: stale logs gzipped (bytes kept), fresh ones untouched, old archives pruned
+except each service's two newest."""
+
+import gzip
+import time
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+now = time.time()
+DAY = 86400
+stale, fresh, archives = [], [], {}
+for p in (orig / "logs").iterdir():
+    age = (now - p.stat().st_mtime) / DAY
+    if p.name.endswith(".gz"):
+        archives[p.name] = age
+    elif age > 1:
+        stale.append(p.name)
+        archives[p.name + ".gz"] = age
+    else:
+        fresh.append(p.name)
+keep, drop = set(), set()
+for svc in {n.split(".")[0] for n in archives}:
+    mine = sorted((n for n in archives if n.split(".")[0] == svc), key=archives.get)
+    for i, name in enumerate(mine):
+        (keep if i < 2 or archives[name] <= 30 else drop).add(name)
+logs = APP / "logs"
+
+
+def content(name):
+    """Bytes of a log as it must read after rotation (gz archives compared decompressed)."""
+    src = orig / "logs" / (name[:-3] if name in [s + ".gz" for s in stale] else name)
+    data = src.read_bytes()
+    return gzip.decompress(data) if src.name.endswith(".gz") else data
+
+
+def compressed():
+    good = 0
+    for name in stale:
+        gz = logs / (name + ".gz")
+        good += not (logs / name).exists() and gz.is_file() and gzip.decompress(gz.read_bytes()) == content(name)
+    return good / len(stale)
+
+
+def fresh_kept():
+    return compressed() > 0 and all((logs / n).read_bytes() == (orig / "logs" / n).read_bytes() for n in fresh)
+
+
+def old_deleted():
+    return sum(not (logs / n).exists() for n in drop) / len(drop)
+
+
+def archives_kept():
+    ok = all((logs / n).is_file() and gzip.decompress((logs / n).read_bytes()) == content(n)
+             for n in keep if n.removesuffix(".gz") not in stale)
+    return old_deleted() > 0 and ok
+
+
+grade({"compressed": 0.4, "fresh_kept": 0.15, "old_deleted": 0.25, "archives_kept": 0.2},
+      {"compressed": compressed, "fresh_kept": fresh_kept, "old_deleted": old_deleted,
+       "archives_kept": archives_kept})

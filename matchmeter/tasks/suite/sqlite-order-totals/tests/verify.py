@@ -1,0 +1,70 @@
+"""sqlite-order-totals verifier: shop.db has migration 4 applied (column, backfill, index, version) with
+its data intact, and migrations/004_*.sql replays to the same result on a pristine copy."""
+
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from pathlib import Path
+
+from verifylib import APP, grade, pristine
+
+orig = pristine()
+src = sqlite3.connect(orig / "shop.db")
+expected = dict(src.execute(
+    "SELECT o.id, COALESCE(SUM(i.qty * i.unit_price_cents), 0) FROM orders o "
+    "LEFT JOIN order_items i ON i.order_id = o.id GROUP BY o.id"))
+before = {t: src.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() for t in ("customers", "order_items")}
+orders_before = src.execute("SELECT id, customer_id, created_at, status FROM orders ORDER BY id").fetchall()
+versions_before = [v for (v,) in src.execute("SELECT version FROM schema_version ORDER BY version")]
+
+
+def connect(path):
+    if not Path(path).is_file():
+        raise FileNotFoundError(path)
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def schema_ok(db):
+    cols = {row[1]: row[2] for row in db.execute("PRAGMA table_info(orders)")}
+    idx = [row[2] for row in db.execute("PRAGMA index_info(idx_orders_customer)")]
+    table = db.execute("SELECT tbl_name FROM sqlite_master WHERE type='index' AND name='idx_orders_customer'").fetchone()
+    return "INT" in cols.get("total_cents", "").upper() and idx == ["customer_id"] and table == ("orders",)
+
+
+def backfill_ok(db):
+    got = dict(db.execute("SELECT id, total_cents FROM orders"))
+    return sum(got.get(k) == v for k, v in expected.items()) / len(expected)
+
+
+def version_ok(db):
+    rows = db.execute("SELECT version, applied_at FROM schema_version ORDER BY version").fetchall()
+    return [v for v, _ in rows] == versions_before + [4] and all(a for _, a in rows)
+
+
+def live():
+    return connect(APP / "shop.db")
+
+
+def intact():
+    db = live()
+    same = all(db.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() == rows for t, rows in before.items())
+    orders = db.execute("SELECT id, customer_id, created_at, status FROM orders ORDER BY id").fetchall()
+    return schema_ok(db) and same and orders == orders_before
+
+
+def replay():
+    files = sorted((APP / "migrations").glob("004_*.sql"))
+    if len(files) != 1:
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="mm-migrate-"))
+    shutil.copy(orig / "shop.db", work / "shop.db")
+    with open(files[0], "rb") as sql:
+        subprocess.run(["sqlite3", str(work / "shop.db")], stdin=sql, capture_output=True, timeout=30)
+    db = connect(work / "shop.db")
+    return schema_ok(db) and backfill_ok(db) == 1 and version_ok(db)
+
+
+grade({"schema": 0.2, "backfill": 0.35, "version": 0.1, "replayable": 0.25, "data_intact": 0.1},
+      {"schema": lambda: schema_ok(live()), "backfill": lambda: backfill_ok(live()),
+       "version": lambda: version_ok(live()), "replayable": replay, "data_intact": intact})
