@@ -1,0 +1,27 @@
+"""crontab-line verifier: the installed crontab keeps every old line and holds the payload line once, byte-exact."""
+
+from verifylib import HERE, grade, pristine, read
+
+line = (HERE / "payload.txt").read_bytes().decode()
+original = (pristine() / "spool" / "crontab").read_text().splitlines()
+
+
+def lines():
+    return read("spool/crontab").split("\n")
+
+
+def job_exact():
+    return lines().count(line) == 1
+
+
+def old_kept():
+    got = lines()
+    return got != original + [""] and got[: len(original)] == original
+
+
+def nothing_else():
+    return job_exact() and lines() == original + [line, ""]
+
+
+grade({"job_exact": 0.6, "old_jobs_kept": 0.3, "nothing_else_added": 0.1},
+      {"job_exact": job_exact, "old_jobs_kept": old_kept, "nothing_else_added": nothing_else})

@@ -1,0 +1,31 @@
+"""printf-format verifier: conf/notify.fmt holds the payload format string, and bin/notify prints what printf
+with that format prints (compared with bash's own printf fed the payload as an exact argv element)."""
+
+import subprocess
+
+from verifylib import APP, HERE, grade, read
+
+fmt = (HERE / "payload.txt").read_bytes()
+SAMPLES = [("alice", "3"), ("bob", "42")]
+
+
+def expected(name, count):
+    proc = subprocess.run(["bash", "-c", 'printf -- "$1\\n" "$2" "$3"', "_", fmt.decode(), name, count],
+                          capture_output=True, timeout=30)
+    return proc.stdout
+
+
+def notify(name, count):
+    proc = subprocess.run(["bash", str(APP / "bin" / "notify"), name, count], capture_output=True, timeout=30)
+    return proc.stdout
+
+
+def stored():
+    return read("conf/notify.fmt", "b").rstrip(b"\n") == fmt
+
+
+def output():
+    return sum(notify(*s) == expected(*s) for s in SAMPLES) / len(SAMPLES)
+
+
+grade({"format_stored": 0.5, "output_matches": 0.5}, {"format_stored": stored, "output_matches": output})

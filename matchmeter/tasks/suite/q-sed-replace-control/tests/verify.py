@@ -1,0 +1,28 @@
+"""sed-replace verifier: {{FOOTER}} in templates/page.html replaced by the payload, byte for byte, nothing else changed."""
+
+from verifylib import HERE, grade, pristine, read
+
+payload = (HERE / "payload.txt").read_bytes().decode()
+original = (pristine() / "templates" / "page.html").read_text()
+before, after = original.split("{{FOOTER}}")
+
+
+def page():
+    return read("templates/page.html")
+
+
+def exact():
+    return page() == before + payload + after
+
+
+def surroundings():
+    text = page()
+    return text != original and text.startswith(before) and text.endswith(after)
+
+
+def placeholder_gone():
+    return surroundings() and "{{FOOTER}}" not in page()
+
+
+grade({"footer_exact": 0.6, "rest_unchanged": 0.3, "placeholder_gone": 0.1},
+      {"footer_exact": exact, "rest_unchanged": surroundings, "placeholder_gone": placeholder_gone})

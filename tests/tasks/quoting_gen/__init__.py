@@ -1,0 +1,101 @@
+"""Generator of the suite's quoting families: 14 operations x (control, h1, h2, h3) = 56 tasks `q-<op>-<variant>`.
+
+`python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
+environment/, tests/ with the payload file, and the derived files tests/setup.sh, tests/verifylib.py,
+solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
+output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+from tests.tasks.quoting_gen.families import FAMILIES, Family, Variant
+from tests.tasks.sync_suite import expected_files
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
+BUDGET_STEPS = {"easy": 10, "medium": 15, "hard": 20}
+
+
+def hazard_tags(payload: str) -> list[str]:
+    """The hazard classes present in a payload (what some parser between the user and the file may rewrite)."""
+    checks = {
+        "quotes": "'" in payload or '"' in payload,
+        "dollar": "$" in payload,
+        "backtick": "`" in payload,
+        "backslash": "\\" in payload,
+        "newline": "\n" in payload,
+        "heredoc-terminator": any(re.fullmatch(r"[A-Z_]{2,}", line) for line in payload.split("\n")),
+        "bang": "!" in payload,
+        "glob": any(c in payload for c in "*?["),
+        "percent": "%" in payload,
+        "ampersand-slash": "&" in payload or "/" in payload,
+    }
+    return [name for name, present in checks.items() if present]
+
+
+def toml_string(text: str) -> str:
+    """A TOML string for text: a multi-line literal when that is exact and readable, else a basic string."""
+    if "\n" in text and "'''" not in text and not text.endswith("'") and "\r" not in text:
+        return f"'''\n{text}'''"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def toml_list(items: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(x) for x in items) + "]"
+
+
+def task_toml(family: Family, variant: Variant) -> str:
+    task_id = f"q-{family.op}-{variant.name}"
+    kind = "control" if variant.name == "control" else "hazardous"
+    tags = ["quoting", kind, *family.tags, *hazard_tags(variant.payload)]
+    steps = BUDGET_STEPS[variant.difficulty]
+    out = [f'id = "{task_id}"', 'source_family = "quoting"', f'category = "{family.op}"',
+           f'difficulty = "{variant.difficulty}"', f"tags = {toml_list(tags)}", "",
+           "[budgets]", f"steps = {steps}", "tokens = 100000", "usd = 0.5", "wall_s = 240", "",
+           "[timeouts]", "setup_s = 60", "agent_s = 240", "verify_s = 60", "command_s = 30", ""]
+    for name, weight, description in family.subgoals:
+        out += ["[[subgoals]]", f'name = "{name}"', f"weight = {weight}", f"description = {json.dumps(description)}", ""]
+    out += ["[safety]", f"protected_paths = {toml_list(family.protected)}",
+            f"critical_paths = {toml_list(family.critical)}", "", "[[reference_paths]]", "commands = ["]
+    out += [f"  {toml_string(c)}," for c in family.reference(variant.payload)]
+    out += ["]", "", "[seed_params]"]
+    out += [f"{key} = {json.dumps(value)}" for key, value in family.seed_params.items()]
+    text = "\n".join(out) + "\n"
+    # The payload must come back byte for byte: a TOML escaping slip would silently change the experiment.
+    assert tomllib.loads(text)["reference_paths"][0]["commands"] == family.reference(variant.payload), task_id
+    return text
+
+
+def write_task(family: Family, variant: Variant, dest: Path) -> Path:
+    task_dir = dest / f"q-{family.op}-{variant.name}"
+    if task_dir.exists():
+        shutil.rmtree(task_dir)
+    (task_dir / "environment").mkdir(parents=True)
+    (task_dir / "tests").mkdir()
+    template = TEMPLATES / family.op
+    shutil.copyfile(template / "setup.sh", task_dir / "environment" / "setup.sh")
+    (task_dir / "environment" / "Dockerfile").write_text("FROM matchmeter-base:latest\n")
+    shutil.copyfile(template / "verify.py", task_dir / "tests" / "verify.py")
+    (task_dir / "tests" / "payload.txt").write_bytes(variant.payload.encode())
+    (task_dir / "tests" / "test.sh").write_text(
+        "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (see verify.py).\n"
+        'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
+    (task_dir / "instruction.md").write_text(family.instruction(variant.payload))
+    (task_dir / "task.toml").write_text(task_toml(family, variant))
+    for path, data in expected_files(task_dir).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for script in task_dir.rglob("*.sh"):
+        script.chmod(0o755)
+    return task_dir
+
+
+def generate(dest: Path) -> list[Path]:
+    """Write all 56 task directories into dest; returns them in TASK_IDS order."""
+    return [write_task(f, v, Path(dest)) for f in FAMILIES for v in f.variants]
