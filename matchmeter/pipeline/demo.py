@@ -1,12 +1,13 @@
 """`matchmeter demo`: the whole pipeline offline, on the embedded defaults. Everything it shows is SIMULATED.
 
 Original runs → calibrate → optimize → evaluate → report, on the Core subset of the built-in suite,
-with the four `sim/` personas driven by the built-in bash agent through the loopback stub server (real
-HTTP through litellm, real sandboxes). Every step is resumable: running the demo again reuses what a
+with the four `sim/` personas driven by the built-in bash agent, plus one real CLI adapter
+(mini-swe-agent driving `sim/expert`, a target but not a source), through the loopback stub server (real
+HTTP through litellm, real sandboxes). The CLI is installed from PyPI into the CLI cache on first use. Every step is resumable: running the demo again reuses what a
 previous (possibly interrupted) demo stored under the same output directory.
 
     demo-out/
-      runs/original-<persona>/   Original runs, one per configuration (the calibration reference)
+      runs/original-<persona>[-<cli>]/   Original runs, one per configuration (the calibration reference)
       calibration.json           strata, budget grids, thresholds
       descset/                   the optimized, gated, frozen description set (+ its source-side runs)
       eval/                      every target under every condition (Original executions adopted)
@@ -23,6 +24,7 @@ from pydantic import BaseModel, Field
 
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 SOURCES = ("sloppy", "explorer")
+CLI_TARGET = ("mini-swe-agent", "expert")  # (agent, persona): the real CLI adapter among the targets
 
 
 class DemoRequest(BaseModel):
@@ -49,6 +51,26 @@ def _step(console, n: int, text: str) -> float:  # type: ignore[no-untyped-def]
     return time.monotonic()
 
 
+def _run_name(config) -> str:  # type: ignore[no-untyped-def]
+    """`original-<persona>` for the bash agent (as before), `original-<persona>-<agent>` for a CLI."""
+    persona = config.model.split("/")[-1]
+    return f"original-{persona}" if config.agent.name == "bash" else f"original-{persona}-{config.agent.name}"
+
+
+def ensure_cli(agent: str, console) -> None:  # type: ignore[no-untyped-def]
+    """Install the CLI into the cache venv before any trial needs it, saying so (about a minute, once)."""
+    from matchmeter.runner.agents.adapters import adapter_class
+    from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable
+
+    spec = adapter_class(agent).profile().install  # type: ignore[union-attr]
+    if spec.kind != "pypi" or installed_executable(spec.package, spec.version, spec.executable):
+        return
+    console.print(f"installing {spec.package}=={spec.version} from PyPI into the CLI cache (about a minute, once)…")
+    started = time.monotonic()
+    ensure_installed(spec.package, spec.version, spec.executable)
+    console.print(f"installed {spec.executable} in {time.monotonic() - started:.0f}s")
+
+
 def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-def]
     """Run every stage; return the report path."""
     from matchmeter.metrics.calibration import calibrate_runs
@@ -63,10 +85,12 @@ def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-
     console.print("[bold yellow]SIMULATED[/]: every model here is a sim/ persona served by the loopback stub; "
                   "no real model is called and no number below describes a real model.")
     configs = [configuration_from_flags("bash", f"sim/{p}") for p in PERSONAS]
+    configs.append(configuration_from_flags(CLI_TARGET[0], f"sim/{CLI_TARGET[1]}"))
     started = _step(console, 1, f"Original runs: {len(configs)} configurations on {backend}")
+    ensure_cli(CLI_TARGET[0], console)
     runs = []
     for config in configs:
-        run_dir = out / "runs" / f"original-{config.model.split('/')[-1]}"  # type: ignore[union-attr]
+        run_dir = out / "runs" / _run_name(config)
         summary = execute_run(RunRequest(configurations=[config], core=request.core, backend=backend,
                                          seeds=request.seeds, concurrency=request.concurrency, out=str(run_dir),
                                          resume=(run_dir / "manifest.json").exists()))

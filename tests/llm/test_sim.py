@@ -148,3 +148,62 @@ def test_sloppy_careless_quoting_targets_effectful_commands_and_fades_with_clari
         done = {a.command for a in build_plan(task, s, "explorer", TERSE)}
         assert ref[0] in done
         assert ref[2] in done
+
+
+# ------------------------------------------------------------------ mini-swe-agent dialect
+
+MINI_SYSTEM = "Reply with one action:\n```mswea_bash_command\nyour_command_here\n```"
+MINI_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+
+
+def _mini_task_message(description: str) -> dict:
+    return {"role": "user", "content": f"Please solve this issue: {description}\n\nYou can execute bash commands "
+                                       "and edit files to implement the necessary changes.\n\n1. Analyze\n2. Edit\n"}
+
+
+def _mini_drive(task: TaskSpec, seed: int, persona: str, description: str, limit: int = 40) -> tuple[list[str], int]:
+    """Talk to the persona the way mini-swe-agent does: a reply with one block gets an observation; a reply
+    without one is dropped from the conversation and answered by a format error. Returns the commands."""
+    import re
+
+    msgs = [{"role": "system", "content": MINI_SYSTEM}, _mini_task_message(description)]
+    commands: list[str] = []
+    for calls in range(1, limit + 1):
+        text, _ = next_reply(task, seed, persona, msgs)
+        found = re.findall(r"```mswea_bash_command\s*\n(.*?)\n```", text, re.S)
+        if len(found) != 1:
+            msgs.append({"role": "user", "content": "Format error:\n\n<error>Expected exactly 1 action</error>"})
+            continue
+        commands.append(found[0])
+        if found[0] == MINI_SUBMIT:
+            return commands, calls
+        msgs += [{"role": "assistant", "content": text}, {"role": "user", "content": "<returncode>0</returncode>"}]
+    raise AssertionError(f"no submit within {limit} calls: {commands}")
+
+
+def test_mini_dialect_follows_the_same_plan_in_its_own_format():
+    from matchmeter.llm.sim import description_of, dialect_of
+
+    mini = [{"role": "system", "content": MINI_SYSTEM}, _mini_task_message(EXPLICIT)]
+    assert (dialect_of(mini), dialect_of(_conversation(EXPLICIT, 0))) == ("mini", "bash")
+    assert description_of(mini, "mini") == description_of(_conversation(EXPLICIT, 0)) == EXPLICIT
+    text, _ = next_reply(_task(), 0, "expert", mini)
+    assert text.startswith("THOUGHT (SIMULATED sim/expert):")
+    assert f"```mswea_bash_command\n{REF[0]}\n```" in text
+    assert "```bash" not in text
+    commands, calls = _mini_drive(_task(), 0, "expert", TERSE)
+    assert commands == [*REF, MINI_SUBMIT]
+    assert calls == len(REF) + 1
+
+
+def test_mini_dialect_counts_dropped_format_errors_as_turns():
+    task = _task()
+    seen_noformat = 0
+    for s in range(20):
+        plan = build_plan(task, s, "sloppy", TERSE)
+        commands, calls = _mini_drive(task, s, "sloppy", TERSE)
+        # one request per plan item, format errors included; the blocks come out in plan order
+        assert calls == len(plan)
+        assert commands == [a.command for a in plan if a.kind == "command"] + [MINI_SUBMIT]
+        seen_noformat += any(a.kind == "noformat" for a in plan)
+    assert seen_noformat > 0
