@@ -79,11 +79,11 @@ def fmt_correct():
 
 def visible_check_passes():
     """The pristine check.sh + test_durations.py, run against the agent's durations.py."""
-    work = tempfile.mkdtemp(prefix="mm-check-")
-    for name in SHIPPED:
-        shutil.copy2(orig / name, work)
-    shutil.copy2(APP / "durations.py", work)
-    return subprocess.run(["bash", "check.sh"], cwd=work, capture_output=True, timeout=30).returncode == 0
+    with tempfile.TemporaryDirectory(prefix="mm-check-") as work:
+        for name in SHIPPED:
+            shutil.copy2(orig / name, work)
+        shutil.copy2(APP / "durations.py", work)
+        return subprocess.run(["bash", "check.sh"], cwd=work, capture_output=True, timeout=30).returncode == 0
 
 
 def write_probe():
