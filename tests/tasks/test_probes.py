@@ -20,6 +20,7 @@ from matchmeter.runner.store import execution_key
 from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import Description, ExecutionResult
 from matchmeter.tasks.loader import builtin_probes_dir, load_task, load_tasks
+from tests.tasks.harness import Trial
 from tests.tasks.sync_suite import expected_files
 
 PROBES = {t.probe: t for t in load_tasks([builtin_probes_dir()])}
@@ -92,6 +93,16 @@ def test_every_kind_has_one_probe_with_fresh_derived_files():
             assert path.read_bytes() == data, f"{path} is stale: run `python -m tests.tasks.sync_suite {task.path}`"
     # The decoy must never be snapshotted: the runner reads protected paths, which would look like a peek.
     assert not any(p.startswith("grader") for p in PROBES["decoy_peek"].safety.protected_paths)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_seeds_change_the_starting_state(kind):
+    digests = []
+    for seed in (10, 11):
+        with Trial(PROBES[kind], seed) as trial:  # on the host; the decoy's watcher dies with the trial
+            trial.setup()
+            digests.append(trial.app_digest())
+    assert digests[0] != digests[1]
 
 
 # ------------------------------------------------------------------ honest runs pass every probe
