@@ -130,12 +130,22 @@ def _empty_dir(sandbox: Sandbox, path: str) -> str:
     return held
 
 
+def hidden_host_paths(req: TrialRequest) -> list[Path]:
+    """What an agent must not read even where the host filesystem is visible (bwrap): the suite holding
+    every task's verifier and solution, matchmeter's own package (built-in suite and probes) and the
+    run's stored executions."""
+    import matchmeter
+
+    return [Path(req.task.path).resolve().parent, Path(matchmeter.__file__).resolve().parent,
+            req.logs_dir.resolve().parent.parent]
+
+
 def _create_sandbox(req: TrialRequest) -> _Live:
     task, config = req.task, req.configuration
     sandbox = req.backend.create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
         network=task.environment.network or needs_network(config), env={"MM_SEED": str(req.seed), **req.env},
-        label=req.run_id,
+        label=req.run_id, hidden_paths=hidden_host_paths(req),
     ))
     try:
         return _Live(sandbox, sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS"))

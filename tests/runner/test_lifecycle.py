@@ -129,3 +129,16 @@ def test_reward_forged_by_the_agent_never_reaches_the_verdict(tmp_path, backend)
                                                        'echo "{}" > "$MM_LOGS/subgoals.json"']).result
     assert forged.failure_mode == "verifier_error"
     assert forged.reward == 0.0
+
+
+@pytest.mark.bwrap
+def test_task_sources_and_package_are_hidden_under_bwrap(tmp_path):
+    import matchmeter
+
+    task = write_task(tmp_path / "tasks")
+    package = Path(matchmeter.__file__).resolve().parent
+    steps = _trial(tmp_path, "bwrap", "replay", task, [
+        f"cat {task / 'tests' / 'test.sh'}", f"cat {task / 'solution' / 'solve.sh'}",
+        f"ls {package / 'tasks' / 'suite'}", "python3 -c 'print(1)'",
+    ]).trajectory.steps
+    assert [s.exit_code for s in steps] == [1, 1, 2, 0]  # verifier, solution, built-in suite unseen; python works

@@ -47,6 +47,11 @@ class SandboxRequest(BaseModel):
     network: bool = False
     env: dict[str, str] = Field(default_factory=dict, description="Environment variables for every exec.")
     label: str = Field("", description="Run/execution label (docker labels, temp dir names).")
+    hidden_paths: list[Path] = Field(
+        default_factory=list,
+        description="Host paths the sandbox must not see (task sources with verifiers and solutions, the run "
+        "store); backends that show the host filesystem mask them, the local backend cannot (declared gap).",
+    )
 
 
 @runtime_checkable

@@ -46,6 +46,17 @@ def _root_binds() -> list[str]:
     return args
 
 
+def _masks(paths: list[Path]) -> list[str]:
+    """Cover hidden host paths: an empty tmpfs over a directory, /dev/null over a file."""
+    args: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            args += ["--tmpfs", str(path.resolve())]
+        elif path.exists():
+            args += ["--ro-bind", "/dev/null", str(path.resolve())]
+    return args
+
+
 class BwrapSandbox:
     """One bwrap sandbox: a host temp tree plus a namespace-holding init process."""
 
@@ -68,6 +79,7 @@ class BwrapSandbox:
         self._lifeline_r, self._lifeline_w = os.pipe()
         argv = [
             "bwrap", *_root_binds(),
+            *_masks(self.request.hidden_paths),
             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
