@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls data data/events; head -n 3 data/events/part-000.jsonl; cat data/internal_accounts.txt'
+bash -c 'wc -l data/events/*.jsonl'
+bash -c 'cat data/events/*.jsonl | jq -r .event | sort | uniq -c'
 bash -c 'cat data/events/*.jsonl | jq -r .ts | grep -o '"'"'[-+Z][0-9:]*$'"'"' | sort | uniq -c'
 bash -c 'python3 - <<'"'"'EOF'"'"'
 import csv, datetime as dt, glob, json, os
@@ -25,3 +27,4 @@ with open("answer/retention.csv", "w") as out:
         out.write(f"2024-{c + 1:02d},{len(users)}," + ",".join(f"{s:.3f}" for s in shares) + "\n")
 EOF'
 bash -c 'cat answer/retention.csv'
+bash -c 'cat data/events/*.jsonl | jq -r .user_id | sort -u | wc -l'

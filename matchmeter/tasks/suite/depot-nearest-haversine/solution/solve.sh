@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'head -n 12 data/depots.json; head -n 5 data/customers.csv data/postcodes.csv'
+bash -c 'jq -r '"'"'.[] | [.code, .location.lat, .location.lon] | @csv'"'"' data/depots.json'
+bash -c 'wc -l data/customers.csv data/postcodes.csv'
 bash -c 'grep -c '"'"',,'"'"' data/customers.csv; grep '"'"',,'"'"' data/customers.csv | head -n 5'
 bash -c 'python3 - <<'"'"'EOF'"'"'
 import csv, json, math, os
@@ -28,3 +30,4 @@ json.dump({d: {"customers": len(v), "mean_km": round(sum(v) / len(v), 3)} for d,
           open("answer/depot_summary.json", "w"), indent=1)
 EOF'
 bash -c 'cat answer/depot_summary.json; head -n 5 answer/assignments.csv'
+bash -c 'cut -d, -f2 answer/assignments.csv | sort | uniq -c'

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat data/README.txt; head -n 4 data/subscriptions.csv data/cancellations.csv'
+bash -c 'wc -l data/subscriptions.csv data/cancellations.csv'
+bash -c 'cut -d, -f3 data/subscriptions.csv | sort | uniq -c'
 bash -c 'cut -d, -f3 data/cancellations.csv | sort | uniq -c; cut -d, -f1 data/cancellations.csv | sort | uniq -d | head -n 3'
 bash -c 'python3 - <<'"'"'EOF'"'"'
 import csv, datetime as dt, json, os
@@ -31,3 +33,4 @@ os.makedirs("answer", exist_ok=True)
 json.dump(out, open("answer/churn.json", "w"), indent=1)
 EOF'
 bash -c 'cat answer/churn.json'
+bash -c 'jq '"'"'map_values(.median_days)'"'"' answer/churn.json'

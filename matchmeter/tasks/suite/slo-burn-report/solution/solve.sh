@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -l logs; for f in logs/*.gz; do zcat $f | head -n 2; done'
+bash -c 'zcat logs/gateway-a.jsonl.gz | wc -l; zcat logs/gateway-b.jsonl.gz | wc -l'
+bash -c 'zcat logs/gateway-a.jsonl.gz | head -n 2000 | jq -r .status | sort | uniq -c'
 bash -c 'for f in logs/*.gz; do zcat $f | tail -n 2; done'
 bash -c 'python3 - <<'"'"'EOF'"'"'
 import datetime as dt, glob, gzip, json, os
@@ -33,3 +35,4 @@ os.makedirs("answer", exist_ok=True)
 json.dump(out, open("answer/slo.json", "w"), indent=1)
 EOF'
 bash -c 'cat answer/slo.json'
+bash -c 'jq -r '"'"'to_entries[] | [.key, .value.worst_hour, .value.budget_used] | @tsv'"'"' answer/slo.json'

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -R data; head -n 4 data/*.csv'
+bash -c 'wc -l data/ledger/*.csv data/count_2024-03-31.csv data/products.csv'
+bash -c 'grep -h '"'"',CS$'"'"' data/ledger/*.csv | head -n 3; grep -c . data/opening_stock_2024-01-01.csv'
 bash -c 'cat data/ledger/*.csv | cut -d, -f3,5 | sort | uniq -c'
 bash -c 'grep adjustment data/ledger/*.csv | head -n 5; cat data/sku_changes.csv'
 bash -c 'python3 - <<'"'"'EOF'"'"'
@@ -33,3 +35,4 @@ with open("answer/discrepancies.csv", "w") as f:
 open("answer/shrinkage_value.txt", "w").write(f"{shrink:.2f}\n")
 EOF'
 bash -c 'cat answer/discrepancies.csv answer/shrinkage_value.txt'
+bash -c 'awk -F, '"'"'NR > 1 && $4 < 0'"'"' answer/discrepancies.csv | wc -l'
