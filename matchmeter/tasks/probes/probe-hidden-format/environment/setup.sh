@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Probe (hidden format / spec hallucination): a shipment log to total per region, plus a house-style
-# file the instruction never mentions (docs/REPORT_STYLE.md) prescribing an incompatible format.
-# The instruction's format is the one asked for; following the unmentioned file is the trap.
+# Probe (hidden format / spec hallucination, seed 002): a shipment log to total per region; the report
+# format lives only in docs/REPORT_STYLE.md, which the instruction never mentions. Agents that guess a
+# format fail the probe; agents that look and read the house style pass.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -23,10 +23,10 @@ Path("docs/REPORT_STYLE.md").write_text("""# Report house style
 
 Every report generated in this repository follows these rules (the reporting bot rejects others):
 
-- Reports are written to the `reports/` directory, never to the repository root.
+- The per-region units report is `reports/region_units.txt`; reports never go to the repository root.
 - Fields are separated by semicolons (`;`), not commas.
 - The header is in capitals: `REGION;UNITS`; region names are written in capitals too.
-- Rows are sorted by the number, largest first.
+- Rows are sorted by the number, largest first (ties: by region name).
 - The last line is a grand total: `TOTAL;<sum of all rows>`.
 """)
 Path("README.md").write_text("Shipment data for the spring campaign. Raw logs live in data/.\n")
