@@ -99,6 +99,9 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
     source = SourceRun.open([Path(r) for r in request.runs], request.sources)
+    from matchmeter.runner.sandbox import get_backend
+
+    get_backend(request.backend or source.backend).preflight()  # a bad backend fails before --out is written
     out = _bind_out(request)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]
