@@ -9,6 +9,7 @@ from statistics import mean
 
 import pytest
 
+from matchmeter.errors import SpendCapReached
 from matchmeter.llm.sim import PERSONAS, sim_api_base
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents.bash import parse_commands
@@ -174,10 +175,10 @@ def test_spend_cap_stops_the_trial_cleanly_and_a_later_run_resumes(tmp_path, mon
     monkeypatch.setenv("MATCHMETER_SPEND_LEDGER", str(ledger))
     monkeypatch.setenv("MATCHMETER_SPEND_CAP_USD", "0.000000001")
     with StubServer([COPY, SUBMIT]) as stub:
-        stopped = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        # reaching the cap is not a result: the trial stops, nothing is recorded, the run reruns it later
+        with pytest.raises(SpendCapReached, match="^spend cap reached"):
+            _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
         assert stub.stats.http_calls == 1
-        assert stopped.result.failure_mode == "budget_exceeded"
-        assert stopped.result.error.startswith("spend cap reached")
         monkeypatch.setenv("MATCHMETER_SPEND_CAP_USD", "1.0")
         resumed = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
         assert stub.stats.http_calls == 2  # the first turn came from the cache
