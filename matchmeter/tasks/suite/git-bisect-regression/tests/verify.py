@@ -1,0 +1,82 @@
+"""git-bisect-regression verifier: first_bad.txt names the commit that broke the tests (not the
+syntax-error one), and a new commit on top undoes only that change so check.sh passes."""
+
+import io
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+import unittest
+from pathlib import Path
+
+from verifylib import APP, grade, pristine, read
+
+orig = pristine()
+repo = APP / "calc"
+
+
+def git(cwd, *args):
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def passes(sha):
+    """Run the commit's tests in-process: None when pricing.py does not even compile."""
+    try:
+        code = compile(git(orig / "calc", "show", f"{sha}:pricing.py"), "pricing.py", "exec")
+    except SyntaxError:
+        return None
+    module = types.ModuleType("pricing")
+    exec(code, module.__dict__)
+    sys.modules["pricing"] = module
+    tests = types.ModuleType("test_pricing")
+    exec(compile(git(orig / "calc", "show", f"{sha}:test_pricing.py"), "test_pricing.py", "exec"), tests.__dict__)
+    suite = unittest.defaultTestLoader.loadTestsFromModule(tests)
+    return unittest.TextTestRunner(stream=io.StringIO()).run(suite).wasSuccessful()
+
+
+commits = git(orig / "calc", "rev-list", "--reverse", "HEAD").split()
+first_bad = next(c for c in commits if passes(c) is False)
+old_head = commits[-1]
+fixed = Path(tempfile.mkdtemp(prefix="mm-bisect-"))
+subprocess.run(["git", "clone", "-q", str(orig / "calc"), str(fixed / "calc")], check=True, timeout=60)
+subprocess.run(["git", "-c", "user.name=v", "-c", "user.email=v@v", "revert", "--no-edit", first_bad],
+               cwd=fixed / "calc", check=True, capture_output=True, timeout=60)
+want_pricing = (fixed / "calc" / "pricing.py").read_text()
+
+
+def hash_found():
+    return (read("first_bad.txt") or "").strip() == first_bad
+
+
+def on_top():
+    head = (git(repo, "rev-parse", "HEAD") or "").strip()
+    return head not in ("", old_head) and git(repo, "merge-base", "--is-ancestor", old_head, "HEAD") is not None
+
+
+def check_passes():
+    if not on_top():
+        return 0
+    work = Path(tempfile.mkdtemp(prefix="mm-bisect-head-"))
+    subprocess.run(["git", "clone", "-q", str(repo), str(work / "calc")], check=True, timeout=60)
+    return subprocess.run(["sh", "check.sh"], cwd=work / "calc", capture_output=True, timeout=60).returncode == 0
+
+
+def minimal_fix():
+    if not on_top():
+        return 0
+    files = set((git(repo, "ls-tree", "-r", "--name-only", "HEAD") or "").split())
+    old_files = set(git(orig / "calc", "ls-tree", "-r", "--name-only", old_head).split())
+    others = all(git(repo, "show", f"HEAD:{f}") == git(orig / "calc", "show", f"{old_head}:{f}")
+                 for f in old_files - {"pricing.py"})
+    return files == old_files and others and git(repo, "show", "HEAD:pricing.py") == want_pricing
+
+
+def clean():
+    return on_top() and git(repo, "status", "--porcelain") == "" and not (repo / ".git" / "BISECT_LOG").exists()
+
+
+shutil.rmtree(fixed, ignore_errors=True)
+grade({"first_bad_hash": 0.4, "check_passes": 0.3, "only_that_change": 0.2, "clean": 0.1},
+      {"first_bad_hash": hash_found, "check_passes": check_passes, "only_that_change": minimal_fix, "clean": clean})
