@@ -1,0 +1,74 @@
+"""Verifier helpers shared by the built-in tasks (stdlib only; copied into every task's tests/).
+
+The canonical copy lives in suite/_shared/; tests/tasks checks every copy is byte-identical.
+grade() runs each subgoal check, turns any exception into a 0 for that subgoal, and always writes
+$MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (the weighted mean). pristine() rebuilds the task's
+starting state for MM_SEED in a temp dir from the copy of setup.sh beside this file, so checks can
+compare against the original data even after the agent changed the working copy.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+APP = Path(os.environ.get("MM_APP") or os.getcwd())
+LOGS = Path(os.environ.get("MM_LOGS") or "/logs")
+
+
+def seed():
+    value = os.environ.get("MM_SEED")
+    if value is None:
+        # Without the seed the expected state is unknown: fail as a verifier error, never as a low score.
+        sys.exit("verifier error: MM_SEED is not set")
+    return int(value)
+
+
+def pristine():
+    """The starting state for this seed, rebuilt in a fresh temp dir."""
+    out = Path(tempfile.mkdtemp(prefix="mm-pristine-"))
+    env = dict(os.environ, MM_APP=str(out), MM_SEED=str(seed()))
+    subprocess.run(["bash", str(HERE / "setup.sh")], cwd=out, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    return out
+
+
+def read(path, mode="t"):
+    """File content (text or bytes) relative to the workspace, or None when it is missing."""
+    p = APP / path
+    if not p.is_file():
+        return None
+    return p.read_bytes() if mode == "b" else p.read_text(encoding="utf-8", errors="replace")
+
+
+def sh(command, cwd=None):
+    """stdout of a shell command in the workspace ('' on failure)."""
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd or APP, capture_output=True, text=True, timeout=60)
+    return proc.stdout if proc.returncode == 0 else ""
+
+
+def close(a, b, tol):
+    return a is not None and abs(float(a) - float(b)) <= tol
+
+
+def grade(weights, checks):
+    """Run checks (name -> callable returning a score in [0,1] or a bool); write the two result files."""
+    scores = {}
+    for name in weights:
+        try:
+            value = float(checks[name]())
+        except Exception as exc:  # a broken check is that subgoal's 0, never a crash
+            print(f"subgoal {name}: check raised {exc!r}", file=sys.stderr)
+            value = 0.0
+        scores[name] = min(1.0, max(0.0, value))
+    total = sum(weights.values())
+    reward = sum(weights[n] * scores[n] for n in weights) / total
+    LOGS.mkdir(parents=True, exist_ok=True)
+    (LOGS / "subgoals.json").write_text(json.dumps(scores, indent=2, sort_keys=True) + "\n")
+    (LOGS / "reward.txt").write_text(f"{reward:.6f}\n")
+    for name in weights:
+        print(f"{name}: {scores[name]:.3f}")
+    print(f"reward: {reward:.6f}")
