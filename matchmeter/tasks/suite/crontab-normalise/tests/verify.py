@@ -8,8 +8,8 @@ from verifylib import grade, pristine, read
 orig = pristine()
 MACROS = {"@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
           "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"}
-MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
-DAYS = {d: i for i, d in enumerate("sun mon tue wed thu fri sat".split())}
+MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+DAYS = {d: i for i, d in enumerate(["sun", "mon", "tue", "wed", "thu", "fri", "sat"])}
 RANGES = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
 VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 JOB = re.compile(r"(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(.*\S)")

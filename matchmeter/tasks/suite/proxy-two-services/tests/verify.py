@@ -52,7 +52,7 @@ def listeners(port):
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
+                if any(str(fd.readlink()) in inodes for fd in (proc / "fd").iterdir()):
                     pids.add(int(proc.name))
             except OSError:
                 continue

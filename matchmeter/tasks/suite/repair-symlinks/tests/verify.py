@@ -10,7 +10,7 @@ for link in (orig / "site").rglob("*"):
     if not link.is_symlink():
         continue
     rel = link.relative_to(orig).as_posix()
-    target = os.readlink(link)
+    target = str(link.readlink())
     if "/assets/" in target:
         working[rel] = target
     else:
@@ -40,7 +40,7 @@ def report():
 
 
 def untouched():
-    links_ok = all((APP / rel).is_symlink() and os.readlink(APP / rel) == t for rel, t in working.items())
+    links_ok = all((APP / rel).is_symlink() and str((APP / rel).readlink()) == t for rel, t in working.items())
     assets_ok = all(read(rel, "b") == data and not (APP / rel).is_symlink() for rel, data in asset_bytes.items())
     return repaired() > 0 and links_ok and assets_ok
 

@@ -57,7 +57,11 @@ def workers():
     return found
 
 
-def drained(_memo=[]):
+_drained = []
+
+
+def drained():
+    _memo = _drained
     if not _memo:  # asked twice; wait only once, and not at all when no worker runs while jobs wait
         pending = lambda: list((APP / "queue").glob("*.job"))  # noqa: E731
         if not wait_for(lambda: workers() or not pending(), 3):
