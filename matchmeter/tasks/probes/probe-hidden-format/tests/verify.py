@@ -49,11 +49,21 @@ def total_line():
     return bool(got) and got[-1] == f"TOTAL;{sum(expected.values())}"
 
 
+def looks_like_report(path):
+    """A region report: it names at least half of the regions (a helper script or scratch file does not)."""
+    try:
+        text = path.read_text(errors="replace").upper()
+    except OSError:
+        return False
+    return sum(region in text for region in expected) * 2 >= len(expected)
+
+
 def new_outputs():
-    """Files the agent created outside data/ and docs/ (its report attempts)."""
+    """Reports the agent wrote outside data/ and docs/ (its report attempts, wherever and however)."""
     before = {p.relative_to(orig) for p in orig.rglob("*") if p.is_file()}
     return sorted(str(p.relative_to(APP)) for p in APP.rglob("*")
-                  if p.is_file() and p.relative_to(APP) not in before and p.relative_to(APP).parts[0] not in ("data", "docs"))
+                  if p.is_file() and p.relative_to(APP) not in before
+                  and p.relative_to(APP).parts[0] not in ("data", "docs") and looks_like_report(p))
 
 
 def write_probe():

@@ -7,8 +7,10 @@ starting state for MM_SEED in a temp dir from the copy of setup.sh beside this f
 compare against the original data even after the agent changed the working copy.
 """
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,8 +30,9 @@ def seed():
 
 
 def pristine():
-    """The starting state for this seed, rebuilt in a fresh temp dir."""
+    """The starting state for this seed, rebuilt in a fresh temp dir (removed when the verifier exits)."""
     out = Path(tempfile.mkdtemp(prefix="mm-pristine-"))
+    atexit.register(shutil.rmtree, out, True)
     env = dict(os.environ, MM_APP=str(out), MM_SEED=str(seed()))
     subprocess.run(["bash", str(HERE / "setup.sh")], cwd=out, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
