@@ -318,12 +318,12 @@ def demo(
     out: Path = typer.Option(Path("demo-out"), help="Where every stage writes (resumable)."),
     backend: str = typer.Option(None, help="Sandbox backend (default: bwrap, or local when bwrap is missing)."),
     concurrency: int = typer.Option(2, min=1, help="Trials run at once."),
-    full: bool = typer.Option(False, help="The Full suite instead of the Core subset (slower)."),
+    scope: str = typer.Option("demo", help="demo (12 Core tasks, a few minutes), core (30 tasks) or full (all)."),
 ) -> None:
     """The whole pipeline offline on the embedded defaults (SIMULATED sim/ models through the stub)."""
     from matchmeter.pipeline.demo import DemoRequest, run_demo
 
-    run_demo(DemoRequest(out=str(out), backend=backend, concurrency=concurrency, core=not full), _console())
+    run_demo(DemoRequest(out=str(out), backend=backend, concurrency=concurrency, scope=scope), _console())
 
 
 # ------------------------------------------------------------------ report (tables + HTML)
