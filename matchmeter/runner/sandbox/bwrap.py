@@ -57,7 +57,7 @@ def _masks(paths: list[Path]) -> list[str]:
     return args
 
 
-class BwrapSandbox:
+class BwrapSandbox(policy.HostMountedFiles):
     """One bwrap sandbox: a host temp tree plus a namespace-holding init process."""
 
     capabilities = SandboxCapabilities(isolated=True, network_control=True, resource_limits=False)
@@ -138,15 +138,6 @@ class BwrapSandbox:
         except KeyboardInterrupt:
             self.destroy()
             raise
-
-    def upload(self, src: Path, dest: str) -> None:
-        policy.copy_path(Path(src), policy.to_host(dest, self.mounts, self.app_dir))
-
-    def download(self, src: str, dest: Path) -> None:
-        policy.copy_path(policy.to_host(src, self.mounts, self.app_dir), Path(dest))
-
-    def snapshot(self, paths: list[str]) -> dict[str, str]:
-        return policy.hash_tree(paths, lambda p: policy.to_host(p, self.mounts, self.app_dir))
 
     def destroy(self) -> None:
         if self._destroyed:

@@ -23,7 +23,7 @@ MARKER_VAR = "MM_LOCAL_SANDBOX"
 _warned = False
 
 
-class LocalSandbox:
+class LocalSandbox(policy.HostMountedFiles):
     """A temp tree and the process groups its execs started."""
 
     capabilities = SandboxCapabilities(isolated=False, network_control=False, resource_limits=False)
@@ -49,15 +49,6 @@ class LocalSandbox:
         except KeyboardInterrupt:
             self.destroy()
             raise
-
-    def upload(self, src: Path, dest: str) -> None:
-        policy.copy_path(Path(src), policy.to_host(dest, self.mounts, self.app_dir))
-
-    def download(self, src: str, dest: Path) -> None:
-        policy.copy_path(policy.to_host(src, self.mounts, self.app_dir), Path(dest))
-
-    def snapshot(self, paths: list[str]) -> dict[str, str]:
-        return policy.hash_tree(paths, lambda p: policy.to_host(p, self.mounts, self.app_dir))
 
     def destroy(self) -> None:
         if self._destroyed:

@@ -197,3 +197,22 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class HostMountedFiles:
+    """upload / download / snapshot for backends whose sandbox paths are host directories (bwrap, local).
+
+    The backend sets `mounts` (sandbox dir -> host dir) and `app_dir`; files move through the host side.
+    """
+
+    mounts: Mapping[str, Path]
+    app_dir: str
+
+    def upload(self, src: Path, dest: str) -> None:
+        copy_path(Path(src), to_host(dest, self.mounts, self.app_dir))
+
+    def download(self, src: str, dest: Path) -> None:
+        copy_path(to_host(src, self.mounts, self.app_dir), Path(dest))
+
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        return hash_tree(paths, lambda p: to_host(p, self.mounts, self.app_dir))
