@@ -41,7 +41,7 @@ class DemoRequest(BaseModel):
     backend: str | None = Field(None, description="bwrap when bubblewrap is installed, else local (announced).")
     seeds: int = Field(1, ge=1)
     concurrency: int = Field(2, ge=1)
-    candidates: int = Field(2, ge=1)
+    candidates: int = Field(3, ge=1, description="3, so the sim rewriter also writes an unfaithful candidate the gate must reject.")
     scope: str = Field("demo", description="demo (a 12-task slice of Core), core (30 tasks) or full (the suite).")
 
     def run_filter(self) -> dict:  # type: ignore[type-arg]
