@@ -43,6 +43,7 @@ class DemoRequest(BaseModel):
     concurrency: int = Field(2, ge=1)
     candidates: int = Field(3, ge=1, description="3, so the sim rewriter also writes an unfaithful candidate the gate must reject.")
     scope: str = Field("demo", description="demo (a 12-task slice of Core), core (30 tasks) or full (the suite).")
+    tasks: list[str] = Field(default_factory=list, description="Explicit task ids (overrides scope; tests use 3).")
 
     def run_filter(self) -> dict:  # type: ignore[type-arg]
         """RunRequest fields that select the demo's tasks."""
@@ -50,6 +51,8 @@ class DemoRequest(BaseModel):
             from matchmeter.errors import UserError
 
             raise UserError(f"unknown demo scope {self.scope!r}", "--scope", f"choose one of {', '.join(SCOPES)}")
+        if self.tasks:
+            return {"only": list(self.tasks), "core": False}
         return {"only": list(DEMO_TASKS) if self.scope == "demo" else [], "core": self.scope == "core"}
 
 
