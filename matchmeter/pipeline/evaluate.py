@@ -24,16 +24,8 @@ from pydantic import BaseModel, Field
 from matchmeter import __version__
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
-from matchmeter.runner.agents import get_agent
-from matchmeter.runner.executor import ExecutionPlan, execute_plan
-from matchmeter.runner.run import (
-    api_base_resolver,
-    price_table_id,
-    progress_bar,
-    prune_leftovers,
-    sim_environment,
-)
-from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.executor import ExecutionPlan
+from matchmeter.runner.run import preflight, price_table_id, prune_leftovers, run_planned
 from matchmeter.runner.store import RunStore, atomic_write_text
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
@@ -151,15 +143,10 @@ def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: l
 
 def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSummary:
     """Plan the needed executions, run what is missing, write conditions.parquet."""
-    from matchmeter.tasks.loader import builtin_suite_dir
-
     frozen = load_frozen(Path(request.descriptions))
     tasks = _tasks_of(frozen, request)
     units = plan_units(frozen, tasks, request.targets, request.conditions)
-    backend = get_backend(request.backend)
-    backend.preflight()
-    for target in request.targets:  # unknown agents or bad options fail before anything is stored
-        get_agent(target, tasks[0])
+    backend = preflight(request.backend, request.targets, tasks)
     store = RunStore(Path(request.out))
     run_id, all_targets = _bind(store, request, frozen, tasks)
     prune_leftovers(request.backend, run_id)
@@ -172,13 +159,8 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
                 plan.add(targets[unit.configuration_id], by_id[unit.task_id], unit.description, seed, attempt)
     items = plan.unique()
     reused = adopt_executions(store, [Path(r) for r in request.reuse], {i.key for i in items})
-    finished = store.finished_keys()
-    task_dirs = [Path(p) for p in request.tasks] or [builtin_suite_dir()]
-    with sim_environment(request.targets, task_dirs) as stub_url, \
-            progress_bar(progress, len(items), len([i for i in items if i.key in finished])) as on_result:
-        results = execute_plan(items, store, run_id, backend, request.backend, request.concurrency,
-                               api_base_for=api_base_resolver(stub_url), on_result=on_result)
-    store.rebuild_table()
+    results = run_planned(items, store, run_id, backend, request.backend, request.targets,
+                          [Path(p) for p in request.tasks], request.concurrency, progress)
     table = write_conditions_table(store, plan_units(frozen, tasks, all_targets, request.conditions))
     return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
                              skipped=len(items) - len(results), adopted=reused, units=len(units),

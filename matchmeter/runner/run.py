@@ -11,6 +11,7 @@ import contextlib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +19,7 @@ from matchmeter import __version__
 from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
-from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.sandbox import SandboxBackend, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
 
@@ -126,31 +127,47 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     if request.with_probes:
         tasks += load_tasks([builtin_probes_dir()])
         task_paths = [*(task_paths or [builtin_suite_dir()]), builtin_probes_dir()]
-    backend = get_backend(request.backend)
-    backend.preflight()
-    for configuration in request.configurations:  # unknown agents or bad agent options fail before any run
-        get_agent(configuration, tasks[0])
+    backend = preflight(request.backend, request.configurations, tasks)
     store, run_id = _open_store(request, tasks)
     prune_leftovers(request.backend, run_id)  # what a kill -9 of an earlier process of this run left behind
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()
-    finished = store.finished_keys()
-    ledger = _spend_ledger(store, request.spend_cap_usd)
     try:
-        with sim_environment(request.configurations, task_paths or [builtin_suite_dir()]) as stub_url:
-            api_base_for = api_base_resolver(stub_url)
-            with progress_bar(progress, len(plan), len([p for p in plan if p.key in finished])) as on_result:
-                results = execute_plan(plan, store, run_id, backend, request.backend, request.concurrency,
-                                       api_base_for=api_base_for, on_result=on_result,
-                                       allow_incompatible=request.allow_incompatible, spend_ledger=ledger)
+        results = run_planned(plan, store, run_id, backend, request.backend, request.configurations, task_paths,
+                              request.concurrency, progress, allow_incompatible=request.allow_incompatible,
+                              spend_ledger=_spend_ledger(store, request.spend_cap_usd))
     except SpendCapReached as exc:
         store.rebuild_table()
         left = len(plan) - len(store.finished_keys() & {p.key for p in plan})
         raise UserError(f"{exc}; {left} of {len(plan)} executions not run yet", str(store.root),
                         "resume with --resume and a higher --spend-cap") from exc
-    store.rebuild_table()
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
                       executed=len(results), results=results)
+
+
+def preflight(backend_name: str, configurations: list[Configuration], tasks: list[TaskSpec]) -> SandboxBackend:
+    """The backend, checked; every agent instantiated once so unknown agents or bad options fail before
+    anything is stored."""
+    backend = get_backend(backend_name)
+    backend.preflight()
+    for configuration in configurations:
+        get_agent(configuration, tasks[0])
+    return backend
+
+
+def run_planned(items: list[PlannedExecution], store: RunStore, run_id: str, backend: SandboxBackend,
+                backend_name: str, configurations: list[Configuration], task_paths: list[Path], concurrency: int,
+                progress: bool, **options: Any) -> list[ExecutionResult]:
+    """Run the unfinished items (with the sim stub when needed and a progress bar); rebuild the table."""
+    from matchmeter.tasks.loader import builtin_suite_dir
+
+    finished = store.finished_keys()
+    with sim_environment(configurations, task_paths or [builtin_suite_dir()]) as stub_url, \
+            progress_bar(progress, len(items), len([i for i in items if i.key in finished])) as on_result:
+        results = execute_plan(items, store, run_id, backend, backend_name, concurrency,
+                               api_base_for=api_base_resolver(stub_url), on_result=on_result, **options)
+    store.rebuild_table()
+    return results
 
 
 def _spend_ledger(store: RunStore, cap_usd: float | None):  # type: ignore[no-untyped-def]

@@ -107,9 +107,6 @@ class RunStore:
                 removed += 1
         return removed
 
-    def is_finished(self, key: str) -> bool:
-        return (self.executions / key / "result.json").exists()
-
     def finished_keys(self) -> set[str]:
         if not self.executions.exists():
             return set()
