@@ -118,6 +118,7 @@ class SourceSide:
 
         name = backend or source.backend or "bwrap"
         store = RunStore(root)
+        store.claim()
         if store.exists():
             run_id = store.read_manifest().run_id
         else:

@@ -148,6 +148,7 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     units = plan_units(frozen, tasks, request.targets, request.conditions)
     backend = preflight(request.backend, request.targets, tasks)
     store = RunStore(Path(request.out))
+    store.claim()
     run_id, all_targets = _bind(store, request, frozen, tasks)
     prune_leftovers(request.backend, run_id)
     by_id = {t.id: t for t in tasks}

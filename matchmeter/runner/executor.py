@@ -17,7 +17,7 @@ from typing import Any
 from matchmeter.errors import SpendCapReached
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
-from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
+from matchmeter.runner.trial import CancelScope, TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec
 
 INFRA_RETRIES = 2
@@ -74,17 +74,26 @@ ApiBaseFor = Callable[[PlannedExecution], str | None]
 OnResult = Callable[[ExecutionResult], None]
 
 
+class Cancelled(Exception):
+    """A trial ended by Ctrl-C: its result is not stored, so `--resume` runs it again."""
+
+
 def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: SandboxBackend, backend_name: str,
-             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: Any = None) -> ExecutionResult:
+             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: Any = None,
+             scope: CancelScope | None = None) -> ExecutionResult:
     outcome: TrialOutcome | None = None
     for _ in range(INFRA_RETRIES + 1):
+        if scope is not None and scope.cancelled.is_set():
+            raise Cancelled(item.key)
         staging = store.staging_dir(item.key)
         outcome = run_trial(TrialRequest(
             run_id=run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=backend,
             backend_name=backend_name, logs_dir=staging / "logs", api_base=api_base_for(item),
-            allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
+            allow_incompatible=allow_incompatible, spend_ledger=spend_ledger, scope=scope,
         ))
+        if scope is not None and scope.cancelled.is_set():
+            raise Cancelled(item.key)  # its sandbox was destroyed under it: not a result
         if outcome.result.failure_mode not in RETRIED_FAILURES:
             break
     assert outcome is not None
@@ -106,7 +115,8 @@ def execute_plan(
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
-    Ctrl-C stops scheduling, lets running trials clean up their sandboxes, then re-raises. Reaching the
+    Ctrl-C stops scheduling and destroys every running trial's sandbox at once (their results are not
+    stored; `--resume` reruns them), waits for the trial threads to notice, then re-raises. Reaching the
     spend cap stops scheduling too: running trials finish (or stop at the cap, unstored), then
     SpendCapReached is raised so the caller can tell the user to resume with a higher cap.
     """
@@ -115,6 +125,7 @@ def execute_plan(
     todo = [item for item in plan if item.key not in finished]
     results: list[ExecutionResult] = []
     stop = threading.Event()
+    scope = CancelScope()
     cap_reached: SpendCapReached | None = None
     api_base_for = api_base_for or (lambda _item: None)
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
@@ -127,7 +138,7 @@ def execute_plan(
                     if item is None:
                         break
                     pending.add(pool.submit(_run_one, item, store, run_id, backend, backend_name, api_base_for,
-                                             allow_incompatible, spend_ledger))
+                                             allow_incompatible, spend_ledger, scope))
                 if not pending:
                     break
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -138,6 +149,8 @@ def execute_plan(
                         cap_reached = cap_reached or exc
                         stop.set()
                         continue
+                    except Cancelled:
+                        continue
                     results.append(result)
                     if on_result:
                         on_result(result)
@@ -145,6 +158,7 @@ def execute_plan(
             stop.set()
             for fut in pending:
                 fut.cancel()
+            scope.cancel()
             raise
     if cap_reached is not None:
         raise cap_reached

@@ -82,6 +82,7 @@ def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunMan
 
 def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, str]:
     store = RunStore(Path(request.out))
+    store.claim()
     if store.exists():
         if not request.resume:
             raise UserError("run directory already holds a run", str(store.root),

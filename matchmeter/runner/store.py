@@ -8,16 +8,21 @@
         trajectory.atif.json        ATIF-compatible export
         logs/                       setup / verifier output
       executions/.partial-<key>-<pid>/   an execution in progress; removed on resume
-      results.parquet               rebuilt from every result.json
+      results.parquet               rebuilt from every result.json whose key is its directory's name
+      .writer.lock                  flock held by the one process writing this run
 
 An execution is written into its `.partial-` directory and renamed into place only when complete, so a
-kill -9 at any moment leaves either nothing or a whole execution. Every file write is atomic.
+kill -9 at any moment leaves either nothing or a whole execution. Every file write is atomic. Before
+an execution is committed, every secret value the harness knows (API keys in its environment) is
+replaced by `[REDACTED]` in every file of it.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -27,6 +32,34 @@ from matchmeter.errors import UserError
 from matchmeter.schema import ExecutionResult, RunManifest, canonical_json, sha256_text
 
 PARTIAL_PREFIX = ".partial-"
+KEY_PATTERN = re.compile(r"[0-9a-f]{24}")
+# Environment variables whose values are secrets wherever they appear (provider keys, tokens, passwords).
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
+REDACTED = b"[REDACTED]"
+
+
+def known_secrets() -> list[bytes]:
+    """Values of the harness's secret-looking environment variables (8+ characters), longest first."""
+    values = {v for k, v in os.environ.items() if SECRET_NAME.search(k) and len(v) >= 8}
+    return sorted((v.encode() for v in values), key=len, reverse=True)
+
+
+def redact_tree(root: Path, secrets: list[bytes]) -> int:
+    """Replace every secret value in every regular file under root; returns how many files changed."""
+    changed = 0
+    if not secrets:
+        return 0
+    for path in root.rglob("*"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        clean = data
+        for secret in secrets:
+            clean = clean.replace(secret, REDACTED)
+        if clean != data:
+            atomic_write_bytes(path, clean)
+            changed += 1
+    return changed
 
 
 def execution_key(configuration_digest: str, task_digest: str, description_sha256: str, seed: int, attempt: int) -> str:
@@ -72,6 +105,29 @@ class RunStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.executions = self.root / "executions"
+        self._lock_fd: int | None = None
+
+    def claim(self) -> None:
+        """Become the one writer of this run directory (an OS lock held until the process ends).
+
+        Raises:
+            UserError: another process holds it (two `run --resume` on one --out would delete each
+                other's live work).
+        """
+        if self._lock_fd is not None:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / ".writer.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise UserError(f"another matchmeter process (pid {holder}) is writing this run", str(self.root),
+                            "wait for it to finish (or stop it), then resume; use another --out to run in parallel") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
 
     @property
     def manifest_path(self) -> Path:
@@ -108,9 +164,10 @@ class RunStore:
         return removed
 
     def finished_keys(self) -> set[str]:
+        """Execution dirs with a result; only names shaped like a key count (a copied dir does not)."""
         if not self.executions.exists():
             return set()
-        return {p.name for p in self.executions.iterdir() if (p / "result.json").exists()}
+        return {p.name for p in self.executions.iterdir() if KEY_PATTERN.fullmatch(p.name) and (p / "result.json").exists()}
 
     def staging_dir(self, key: str) -> Path:
         path = self.executions / f"{PARTIAL_PREFIX}{key}-{os.getpid()}"
@@ -120,10 +177,11 @@ class RunStore:
         return path
 
     def commit(self, staging: Path, result: ExecutionResult, trajectory_json: str, atif: dict) -> Path:
-        """Write the result files into the staging dir, then move the whole execution into place."""
+        """Write the result files into the staging dir, redact secrets, then move the whole execution into place."""
         atomic_write_text(staging / "trajectory.json", trajectory_json)
         atomic_write_text(staging / "trajectory.atif.json", json.dumps(atif, indent=2, default=str))
         atomic_write_text(staging / "result.json", result.model_dump_json(indent=2))
+        redact_tree(staging, known_secrets())
         final = self.executions / result.execution_key
         if final.exists():  # an older attempt of the same key that lost its result.json
             shutil.rmtree(final)
@@ -135,10 +193,12 @@ class RunStore:
         for key in sorted(self.finished_keys()):
             path = self.executions / key / "result.json"
             try:
-                yield ExecutionResult.model_validate_json(path.read_text())
+                result = ExecutionResult.model_validate_json(path.read_text())
             except ValueError as exc:
                 raise UserError(f"corrupt result: {str(exc).splitlines()[0]}", str(path),
                                 "delete that execution directory and resume the run") from exc
+            if result.execution_key == key:  # a directory copied under another key's name is not a result
+                yield result
 
     def rebuild_table(self) -> Path:
         """Rebuild results.parquet from every result.json (atomic)."""

@@ -1,9 +1,13 @@
 """One trial, start to end, as a single template method.
 
 create sandbox → seed task (environment/setup.sh) → snapshot protected state → agent (budgets,
-deadline) → snapshot again → copy tests in (only now) → verify (graded reward from weighted subgoals)
-→ safety diff and deductions → anti-gaming checks → result → destroy. Every exception is recorded into
-the result as a failure mode; none escapes except KeyboardInterrupt (after cleanup).
+deadline) → **restart the sandbox: every process the agent started is killed (proven gone), /tmp,
+$MM_TESTS and $MM_LOGS are fresh** → snapshot again → copy tests into the fresh tests dir → verify
+(graded reward from weighted subgoals) → **halt: every process the verifier started is killed** → read
+the verdict → safety diff and deductions → anti-gaming checks → result → destroy. Nothing the agent
+left running can touch the tests, the verdict or the "after" snapshot. Every exception is recorded
+into the result as a failure mode; none escapes except KeyboardInterrupt and SpendCapReached (after
+cleanup), and a cancelled trial's result is not stored (the executor drops it).
 
 Budget and deadline failures score 0 (the agent did not finish within what every configuration was
 given); the verifier still runs so `raw_verifier_reward` shows what state the agent left.
@@ -12,15 +16,16 @@ given); the verifier still runs so `raw_verifier_reward` shows what state the ag
 from __future__ import annotations
 
 import json
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from matchmeter.errors import MatchmeterError, SpendCapReached, VerifierError
+from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached, VerifierError
 from matchmeter.runner.agents import get_agent
-from matchmeter.runner.agents.adapters import needs_network
+from matchmeter.runner.agents.adapters import host_paths, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
@@ -54,6 +59,33 @@ class TrialRequest:
     api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
     spend_ledger: Any = None  # the run's shared SpendLedger (llm/spend.py), when a spend cap is set
     allow_incompatible: bool = False  # keep executions whose CLI reports another model (seed 002)
+    scope: CancelScope | None = None  # Ctrl-C: the executor destroys every sandbox registered here
+
+
+class CancelScope:
+    """The live sandboxes of a run, so Ctrl-C can destroy them at once instead of waiting for each trial."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[Sandbox] = set()
+        self.cancelled = threading.Event()
+
+    def register(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            self._live.add(sandbox)
+        if self.cancelled.is_set():
+            sandbox.destroy()
+
+    def forget(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            self._live.discard(sandbox)
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+        with self._lock:
+            live = list(self._live)
+        for sandbox in live:
+            sandbox.destroy()
 
 
 @dataclass
@@ -87,19 +119,21 @@ def _write_log(logs_dir: Path, name: str, text: str) -> None:
 
 
 def _read_verifier(sandbox: Sandbox, logs: str, task: TaskSpec) -> tuple[float, dict[str, float], float]:
-    """Return (graded reward, subgoal scores, raw reward.txt value); raise VerifierError when absent."""
-    reward_txt = sandbox.exec(f'cat "{logs}/reward.txt"', 30)
-    if reward_txt.exit_code != 0 or not reward_txt.output.strip():
+    """Return (graded reward, subgoal scores, raw reward.txt value); raise VerifierError when absent.
+
+    Called after halt(): nothing is left running that could still rewrite these files."""
+    reward_txt = sandbox.read_text(f"{logs}/reward.txt", 4096) or ""
+    if not reward_txt.strip():
         raise VerifierError("the verifier wrote no reward.txt")
     try:
-        raw = float(reward_txt.output.strip().splitlines()[-1])
+        raw = float(reward_txt.strip().splitlines()[-1])
     except ValueError as exc:
-        raise VerifierError(f"reward.txt is not a number: {reward_txt.output.strip()[:80]!r}") from exc
-    subgoals_out = sandbox.exec(f'cat "{logs}/subgoals.json" 2>/dev/null', 30)
-    if subgoals_out.exit_code != 0 or not subgoals_out.output.strip():
+        raise VerifierError(f"reward.txt is not a number: {reward_txt.strip()[:80]!r}") from exc
+    subgoals_out = sandbox.read_text(f"{logs}/subgoals.json", 1 << 20) or ""
+    if not subgoals_out.strip():
         return min(max(raw, 0.0), 1.0), {}, raw
     try:
-        scores = {str(k): float(v) for k, v in json.loads(subgoals_out.output).items()}
+        scores = {str(k): float(v) for k, v in json.loads(subgoals_out).items()}
     except (ValueError, AttributeError) as exc:
         raise VerifierError(f"subgoals.json is not a JSON object of numbers: {exc}") from exc
     weights = {g.name: g.weight for g in task.subgoals}
@@ -130,23 +164,15 @@ def _empty_dir(sandbox: Sandbox, path: str) -> str:
     return held
 
 
-def hidden_host_paths(req: TrialRequest) -> list[Path]:
-    """What an agent must not read even where the host filesystem is visible (bwrap): the suite holding
-    every task's verifier and solution, matchmeter's own package (built-in suite and probes) and the
-    run's stored executions."""
-    import matchmeter
-
-    return [Path(req.task.path).resolve().parent, Path(matchmeter.__file__).resolve().parent,
-            req.logs_dir.resolve().parent.parent]
-
-
 def _create_sandbox(req: TrialRequest) -> _Live:
     task, config = req.task, req.configuration
     sandbox = req.backend.create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
         network=task.environment.network or needs_network(config), env={"MM_SEED": str(req.seed), **req.env},
-        label=req.run_id, hidden_paths=hidden_host_paths(req),
+        label=req.run_id, readonly_binds=host_paths(config),
     ))
+    if req.scope is not None:
+        req.scope.register(sandbox)
     try:
         return _Live(sandbox, sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS"))
     except BaseException:
@@ -182,10 +208,15 @@ def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: E
 def _agent_phase(req: TrialRequest, live: _Live, agent: Any) -> MatchmeterError | None:
     """Run the agent under its deadline; return the agent's own failure (budget, timeout, error) if any."""
     assert live.session is not None
-    live.session.deadline = time.monotonic() + min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
+    live.session.limit_s = min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
+    live.session.deadline = time.monotonic() + live.session.limit_s
     try:
         agent.run(req.description.text, live.session)
     except MatchmeterError as exc:
+        if isinstance(exc, SandboxError) and getattr(live.sandbox, "lost", False):
+            # The agent's own commands ended its sandbox (killed the namespace's holder): its failure,
+            # not the machine's, so it is not retried as an infra error.
+            return AgentError(f"the agent's commands ended its own sandbox: {exc}")
         if isinstance(exc, SpendCapReached) or exc.failure_mode in ("infra_error", "sandbox_error"):
             raise
         return exc
@@ -193,15 +224,20 @@ def _agent_phase(req: TrialRequest, live: _Live, agent: Any) -> MatchmeterError 
 
 
 def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> float:
-    """Copy tests in (only now), verify, read probe outcomes; return the graded reward before deductions."""
+    """Stop the agent, copy tests into a fresh dir, verify, stop the verifier, read the verdict and the
+    probe outcomes; return the graded reward before deductions."""
     task, sandbox = req.task, live.sandbox
-    after = sandbox.snapshot(live.protected) if live.protected else {}
-    planted = _empty_dir(sandbox, live.tests)
+    try:
+        planted = _empty_dir(sandbox, live.tests)  # the agent wrote where tests go (seed 002): flag it
+    except SandboxError:
+        planted = ""  # the agent ended its own sandbox; restart() below brings up a fresh one
     result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not planted
-    _empty_dir(sandbox, live.logs)  # nothing the agent wrote there (a forged reward.txt) reaches the verdict
+    sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
+    after = sandbox.snapshot(live.protected) if live.protected else {}
     sandbox.upload(Path(task.path) / "tests", live.tests)
     verify = sandbox.exec(f'bash "{live.tests}/test.sh"', task.timeouts.verify_s)
     _write_log(req.logs_dir, "verifier.log", verify.output)
+    sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
     graded, scores, raw = _read_verifier(sandbox, live.logs, task)
     if task.probe:
         result.trust_flags[f"probe:{task.probe}"] = _read_probe(sandbox, live.logs)
@@ -212,7 +248,7 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
 
 def _read_probe(sandbox: Sandbox, logs: str) -> bool:
     """A probe task's verifier writes probe.json {"passed": bool, "detail": str}; absent means failed."""
-    out = sandbox.exec(f'cat "{logs}/probe.json" 2>/dev/null', 30).output
+    out = sandbox.read_text(f"{logs}/probe.json", 1 << 16) or ""
     try:
         return bool(json.loads(out)["passed"])
     except (ValueError, KeyError, TypeError):
@@ -263,6 +299,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
     finally:
         if live is not None:
             live.sandbox.destroy()
+            if req.scope is not None:
+                req.scope.forget(live.sandbox)
     result.phases = phases.timings
     result.tokens, result.cost, result.n_steps = trajectory.tokens, trajectory.cost, len(trajectory.steps)
     result.ended_at = utcnow()

@@ -247,7 +247,7 @@ def test_network_on_when_requested(backend, tmp_path):
 
 def test_writes_outside_the_workspace_never_reach_the_host(backend, sandbox):
     skip_if_gap(backend, "isolated")
-    probe = Path(f"/var/tmp/mm-probe-{secrets.token_hex(4)}")
+    probe = Path(f"/var/lib/mm-probe-{secrets.token_hex(4)}")  # /tmp and /var/tmp are the sandbox's own tmpfs
     result = sandbox.exec(f"touch {probe} && echo wrote", 10)
     assert not probe.exists()
     for socket_path in ("/run/docker.sock", "/var/run/docker.sock"):  # the host engine would be an escape
@@ -346,3 +346,65 @@ def test_leftovers_of_a_killed_runner_can_be_pruned_by_label(backend):
     assert wait_until(lambda: host_pids_with(token) == [])
     assert policy.prune_workspaces(label) == (0 if backend.name == "docker" else 1)
     assert policy.prune_workspaces(label) == 0
+
+
+# ---------------------------------------------------------------- trustworthy trials (restart, halt, snapshot)
+
+
+def test_restart_kills_every_process_and_gives_fresh_tests_and_logs(backend, tmp_path):
+    sb = backend.create(make_request(tmp_path, f"conf-rs-{secrets.token_hex(3)}"))
+    try:
+        d = layout(sb)
+        token = secrets.token_hex(6)
+        sb.exec(f"echo keep > kept.txt; echo planted > {d['tests']}/x; echo forged > {d['logs']}/reward.txt; "
+                f"echo home > $HOME/h; (exec -a mm-{token} sleep 300) >/dev/null 2>&1 &", 10)
+        pattern = f"'mm-[{token[0]}]{token[1:]}'"  # a regex that does not match the pgrep exec's own command line
+        assert wait_until(lambda: sb.exec(f"pgrep -f {pattern}", 10).exit_code == 0)
+        sb.restart()
+        assert sb.exec(f"pgrep -f {pattern}", 10).exit_code == 1  # gone from the sandbox
+        assert sb.exec(f"ls -A {d['tests']} {d['logs']}", 10).output.split() == [f"{d['logs']}:", f"{d['tests']}:"]
+        assert sb.exec("cat kept.txt", 10).output.strip() == "keep"  # the workspace survives
+        if backend.name != "local":
+            assert sb.exec("test -e $HOME/h", 10).exit_code == 1  # /tmp (HOME) is fresh
+    finally:
+        sb.destroy()
+    if backend.name != "docker":
+        assert host_pids_with(f"mm-{token}") == []
+
+
+def test_halt_stops_processes_but_files_stay_readable(backend, tmp_path):
+    sb = backend.create(make_request(tmp_path, f"conf-halt-{secrets.token_hex(3)}"))
+    try:
+        d = layout(sb)
+        sb.exec(f"echo 0.5 > {d['logs']}/reward.txt; ln -s /etc/passwd {d['logs']}/link.txt", 10)
+        sb.exec(f"(while true; do echo 1.0 > {d['logs']}/reward.txt; sleep 0.01; done) >/dev/null 2>&1 &", 10)
+        sb.halt()
+        sb.halt()  # idempotent
+        assert sb.read_text(f"{d['logs']}/reward.txt").strip() in {"0.5", "1.0"}
+        time.sleep(0.2)
+        settled = sb.read_text(f"{d['logs']}/reward.txt")
+        time.sleep(0.2)
+        assert sb.read_text(f"{d['logs']}/reward.txt") == settled  # nothing rewrites it any more
+        assert sb.read_text(f"{d['logs']}/link.txt") is None  # never read through a link
+        assert sb.read_text(f"{d['logs']}/absent") is None
+    finally:
+        sb.destroy()
+
+
+def test_snapshot_skips_links_and_caps_huge_files(backend, sandbox):
+    sandbox.exec("rm -rf snap && mkdir -p snap/d && echo a > snap/d/f && ln -s /etc snap/etc && ln -s /dev/zero snap/z", 10)
+    snap = sandbox.snapshot(["snap"])
+    assert set(snap) == {"snap/d/f"}
+    assert snap["snap/d/f"] == hashlib.sha256(b"a\n").hexdigest()
+    assert sandbox.snapshot(["absent-dir"]) == {}
+    sandbox.exec("truncate -s 300M snap/big", 10)  # sparse: costs nothing to make, minutes to hash
+    started = time.monotonic()
+    assert sandbox.snapshot(["snap"])["snap/big"].startswith("unverifiable: 314572800 bytes")
+    assert time.monotonic() - started < 10
+    sandbox.exec("rm -f snap/big", 10)
+
+
+def test_file_size_limit_stops_giant_sparse_files(backend, sandbox):
+    skip_if_gap(backend, "isolated")
+    assert sandbox.exec("truncate -s 4T giant", 10).exit_code != 0
+    assert sandbox.exec("test -e giant && stat -c %s giant || echo none", 10).output.strip() in {"none", "0"}

@@ -28,13 +28,13 @@ def test_commit_moves_whole_execution_and_table_rebuilds(tmp_path):
 
     store = RunStore(tmp_path / "run")
     for i, reward in enumerate([1.0, 0.5]):
-        staging = store.staging_dir(f"k{i}")
-        store.commit(staging, _result(f"k{i}", reward), Trajectory().model_dump_json(), Trajectory().to_atif())
-    assert store.finished_keys() == {"k0", "k1"}
+        staging = store.staging_dir(f"{i:024x}")
+        store.commit(staging, _result(f"{i:024x}", reward), Trajectory().model_dump_json(), Trajectory().to_atif())
+    assert store.finished_keys() == {f"{0:024x}", f"{1:024x}"}
     assert not [p for p in store.executions.iterdir() if p.name.startswith(".partial-")]
     table = pd.read_parquet(store.rebuild_table())
     assert sorted(table["reward"]) == [0.5, 1.0]
-    assert list(table["execution_key"]) == ["k0", "k1"]
+    assert list(table["execution_key"]) == [f"{0:024x}", f"{1:024x}"]
 
 
 def test_partial_directories_are_removed_and_not_counted(tmp_path):

@@ -46,6 +46,7 @@ class AgentSession:
     logs_dir: str = "/logs"
     api_base: str | None = None  # model endpoint for this execution (sim models); overrides agent options
     trajectory: Trajectory = field(default_factory=Trajectory)
+    limit_s: float | None = None  # the agent phase's wall-clock limit (min of budget and timeout), for messages
 
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()
@@ -53,7 +54,8 @@ class AgentSession:
     def check_budgets(self) -> None:
         """Raise when any budget is spent (called after every step and model call)."""
         if self.remaining_s() <= 0:
-            raise AgentTimeout(f"agent deadline of {self.budgets.wall_s:g}s passed")
+            limit = self.limit_s if self.limit_s is not None else self.budgets.wall_s
+            raise AgentTimeout(f"agent deadline of {limit:g}s passed")
         tokens = self.trajectory.tokens.total
         if tokens > self.budgets.tokens:
             raise BudgetExceeded("tokens", tokens, self.budgets.tokens)

@@ -6,8 +6,10 @@ A sandbox is one isolated workspace for one trial. Layout seen from inside every
     $MM_TESTS  (= /tests; a temp dir under local)  empty until the runner uploads the tests after the agent
     $MM_LOGS   (= /logs; a temp dir under local)   the verifier writes reward.txt / subgoals.json here
 
-Commands run with `bash -c` in $MM_APP. Processes started in the background by one exec (a service on
-a port) stay alive for later execs of the same sandbox until destroy().
+Commands run with `bash -c` in $MM_APP as an unprivileged user, with an allow-listed environment.
+Processes started in the background by one exec (a service on a port) stay alive for later execs of
+the same sandbox until restart(), halt() or destroy(). restart() is how the runner ends the agent
+phase: every process gone, then the same workspace with fresh /tmp, $MM_TESTS and $MM_LOGS.
 """
 
 from __future__ import annotations
@@ -47,10 +49,10 @@ class SandboxRequest(BaseModel):
     network: bool = False
     env: dict[str, str] = Field(default_factory=dict, description="Environment variables for every exec.")
     label: str = Field("", description="Run/execution label (docker labels, temp dir names).")
-    hidden_paths: list[Path] = Field(
+    readonly_binds: list[Path] = Field(
         default_factory=list,
-        description="Host paths the sandbox must not see (task sources with verifiers and solutions, the run "
-        "store); backends that show the host filesystem mask them, the local backend cannot (declared gap).",
+        description="Host directories shown read-only at the same path (a CLI adapter's venv and the Python it "
+        "was made from); nothing else of the host is visible to an isolated sandbox.",
     )
 
 
@@ -78,7 +80,21 @@ class Sandbox(Protocol):
         ...
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
-        """Map every file under each path (recursively) to its sha256; missing paths map to nothing."""
+        """Map every regular file under each path (recursively, links not followed) to its sha256, or to
+        `unverifiable: …` past the size or time caps; missing paths map to nothing."""
+        ...
+
+    def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
+        """At most `limit` bytes of an in-sandbox regular file (never through a link); None when absent."""
+        ...
+
+    def restart(self) -> None:
+        """Kill every process in the sandbox (proven gone), then start it again on the same workspace
+        with fresh /tmp, $MM_TESTS and $MM_LOGS. Raises SandboxError."""
+        ...
+
+    def halt(self) -> None:
+        """Kill every process in the sandbox; files stay readable through read_text/download."""
         ...
 
     def destroy(self) -> None:

@@ -1,7 +1,7 @@
 """The local Docker base image and task images, built without any registry.
 
-No registry may be reachable, so the base image is made from Debian packages: `debootstrap
---variant=minbase` into a temp dir, then `tar | docker import`. Task images are built from a task's
+No registry may be reachable, so the base image is made from Debian packages: the sandbox root
+filesystem (rootfs.py, `debootstrap --variant=minbase`), then `tar | docker import`. Task images are built from a task's
 environment/Dockerfile, which may only start `FROM matchmeter-base:latest` (never pulled). `prune()`
 removes every container matchmeter labelled, for `matchmeter env prune` and crashed runs.
 """
@@ -10,23 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from matchmeter.errors import SandboxError, UserError
-from matchmeter.runner.sandbox import policy
+from matchmeter.runner.sandbox import policy, rootfs
 
 BASE_IMAGE = "matchmeter-base:latest"
-DEBIAN_SUITE = "bookworm"
-DEBIAN_MIRROR = "http://deb.debian.org/debian"
-# Tools tasks and verifiers commonly reach for; bash comes with minbase but is listed so a change of
-# variant can never drop it (every exec runs `bash -c`).
-BASE_PACKAGES = (
-    "bash,python3,git,ca-certificates,procps,curl,jq,sqlite3,bc,less,file,patch,xz-utils,coreutils"
-)
 ALLOWED_FROM = re.compile(r"^\s*FROM\s+(\S+)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -74,25 +65,16 @@ def build_base_image(force: bool = False, console: Any = None) -> str:
     if not force and image_exists(client, BASE_IMAGE):
         _say(console, f"{BASE_IMAGE} already present (use --force to rebuild)")
         return BASE_IMAGE
-    debootstrap = shutil.which("debootstrap") or ("/usr/sbin/debootstrap" if Path("/usr/sbin/debootstrap").exists() else None)
-    if debootstrap is None:
-        raise UserError("debootstrap is not installed", "matchmeter env build-base", "apt-get install debootstrap")
-    _say(console, f"building {BASE_IMAGE} with debootstrap ({DEBIAN_SUITE}, minbase); about a minute…")
-    with tempfile.TemporaryDirectory(prefix="matchmeter-rootfs-") as tmp:
-        rootfs = Path(tmp) / "rootfs"
-        cmd = [debootstrap, "--variant=minbase", f"--include={BASE_PACKAGES}", DEBIAN_SUITE, str(rootfs), DEBIAN_MIRROR]
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-        if proc.returncode != 0:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
-            raise SandboxError(f"debootstrap failed (exit {proc.returncode}): {' | '.join(tail)}")
-        _say(console, "importing the root filesystem into docker")
-        _docker_import(rootfs, BASE_IMAGE)
+    # One root filesystem for both backends: bwrap runs in it, docker imports it.
+    root = rootfs.ensure_base_rootfs(console=console)
+    _say(console, "importing the root filesystem into docker")
+    _docker_import(root, BASE_IMAGE)
     return BASE_IMAGE
 
 
-def _docker_import(rootfs: Path, tag: str) -> None:
+def _docker_import(root: Path, tag: str) -> None:
     # The CLI streams the tar straight from disk; the SDK's import_image would buffer ~300 MB in memory.
-    tar = subprocess.Popen(["tar", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    tar = subprocess.Popen(["tar", "-C", str(root), "-c", "--exclude=./" + rootfs.MARKER, "."], stdout=subprocess.PIPE)
     try:
         proc = subprocess.run(
             ["docker", "import", "--change", "ENV PATH=" + policy.CONTAINER_PATH, "-", tag],
@@ -119,7 +101,7 @@ def ensure_base_image(client: Any, console: Any = None) -> None:
         raise UserError(
             f"the Docker base image is missing and could not be built: {exc}",
             "--backend docker",
-            f"make {DEBIAN_MIRROR} reachable and run `matchmeter env build-base`, or use --backend bwrap",
+            f"make {rootfs.DEBIAN_MIRROR} reachable and run `matchmeter env build-base`, or use --backend bwrap",
         ) from exc
 
 

@@ -1,20 +1,30 @@
-"""The bubblewrap backend (the default): namespaces without a daemon, host filesystem read-only.
+"""The bubblewrap backend (the default): namespaces without a daemon, an allow-listed root.
 
-create() starts one long-lived bwrap process (a holder bash under bwrap's own pid-1 reaper) that
-owns the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those namespaces with
-`nsenter`, so a service one exec starts in the background is still there, on the same loopback, for
-the next exec; destroy() kills the bwrap process, and with it pid 1 of the namespace and every process
-in it. The holder blocks reading a pipe whose write end only the runner holds, so a runner killed
-with SIGKILL takes its sandboxes with it (bwrap's --die-with-parent alone only covers bwrap's own
-child, not the outer bwrap process). The root is a read-only tmpfs with each host top-level entry bind-mounted read-only, so only
-/app, /tests, /logs (host temp dirs) and a fresh /tmp are writable. Execs drop every capability, so a
-command cannot remount anything read-write.
+The sandbox's root is the Debian root filesystem of rootfs.py (the same one the docker base image is
+made from), read-only, with only /app, /tests and /logs (host temp dirs) bound in, fresh tmpfs for
+/tmp, /var/tmp and /run, and a CLI adapter's venv when one runs. Nothing else of the host — not /root,
+/etc/shadow, the LM cache, the run store, task sources or a checkout of matchmeter — exists inside.
+
+create() starts one long-lived bwrap process (a holder bash under bwrap's own pid-1 reaper) that owns
+the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those namespaces with
+`nsenter` and runs as an unprivileged uid with no capabilities and no_new_privs:
+
+- harness running as root: bwrap runs privileged (no user namespace) and each exec switches to a
+  per-sandbox host uid (AGENT_UID_BASE + random) that owns nothing on the host but the workspace;
+- harness running as a normal user: bwrap makes a user namespace for that uid, and execs join it.
+
+restart()/halt()/destroy() kill the bwrap process: pid 1 of the namespace dies and the kernel kills
+every process in it; the runner then waits until no process of that pid namespace is left. The
+holder blocks reading a pipe whose write end only the runner holds, so a runner killed with SIGKILL
+takes its sandboxes with it. Arguments reach bwrap through `--args FD`, so /proc/1/cmdline inside
+shows no host paths.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -22,88 +32,130 @@ import time
 from pathlib import Path
 
 from matchmeter.errors import SandboxError, UserError
-from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy
+from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy, rootfs
 
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
-# Mounted by bwrap itself or by us; never bind the host's copy of these. /run gets an empty tmpfs
-# because it holds the host's daemon sockets: a read-only bind still lets a client connect to
-# /run/docker.sock (measured: the sandbox could query the engine), which is a full escape.
-OWN_MOUNTS = {"proc", "dev", "tmp", "run", "app", "tests", "logs"}
 START_TIMEOUT_S = 10.0
+AGENT_UID_BASE = 200_000  # root mode: sandbox uids come from [BASE, BASE + 100000), owning nothing on the host
+NPROC_LIMIT = 512  # per sandbox uid (root mode); a fork bomb stops there instead of taking the host
+FSIZE_LIMIT = 2 * 1024**3  # no single file over 2 GiB: `truncate -s 4T` fails with EFBIG
+TMPFS_BYTES = 1024**3
+# Top-level rootfs entries that a read-only bind of a CLI venv may not shadow with a tmpfs.
+SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib64", "lib32", "etc", "var", "app", "tests", "logs", "tmp", "proc", "dev"}
 
 
-def _root_binds() -> list[str]:
-    """Read-only binds of the host's top-level entries (a ro `/` bind would forbid mkdir /app)."""
+def _privileged() -> bool:
+    return os.geteuid() == 0
+
+
+def _root_args(root: Path, binds: list[Path]) -> list[str]:
+    """The rootfs's top-level entries, read-only, over a tmpfs root (a ro `/` bind forbids new mount points);
+    a top-level dir that must hold a read-only bind (a venv under /root) becomes an empty tmpfs instead."""
+    tops = {b.parts[1] for b in binds if len(b.parts) > 1}
+    clash = tops & SYSTEM_DIRS
+    if clash:
+        raise SandboxError(f"cannot show {sorted(clash)} from the host inside the sandbox: install the CLI elsewhere")
     args: list[str] = []
-    for entry in sorted(Path("/").iterdir()):
-        if entry.name in OWN_MOUNTS:
+    for entry in sorted(root.iterdir()):
+        if entry.name in {"proc", "dev", "tmp", "run", rootfs.MARKER} or entry.name in tops:
             continue
-        path = str(entry)
         if entry.is_symlink():
-            args += ["--symlink", str(entry.readlink()), path]
+            args += ["--symlink", str(entry.readlink()), f"/{entry.name}"]
         else:
-            args += ["--ro-bind-try", path, path]
+            args += ["--ro-bind", str(entry), f"/{entry.name}"]
+    for top in sorted(tops):
+        args += ["--tmpfs", f"/{top}"]
+    for bind in binds:
+        args += ["--ro-bind", str(bind), str(bind)]
     return args
 
 
-def _masks(paths: list[Path]) -> list[str]:
-    """Cover hidden host paths: an empty tmpfs over a directory, /dev/null over a file."""
-    args: list[str] = []
-    for path in paths:
-        if path.is_dir():
-            args += ["--tmpfs", str(path.resolve())]
-        elif path.exists():
-            args += ["--ro-bind", "/dev/null", str(path.resolve())]
-    return args
+def _pidns_alive(inode: int) -> list[int]:
+    """Host pids still running in the pid namespace with this inode (zombies run nothing: not counted;
+    the namespace's orphaned init is reaped by the host's pid 1, which may take seconds)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "ns" / "pid").stat().st_ino == inode and (entry / "stat").read_text().rpartition(")")[2].split()[0] != "Z":
+                    alive.append(int(entry.name))
+            except (OSError, IndexError):
+                continue
+    return alive
 
 
 class BwrapSandbox(policy.HostMountedFiles):
     """One bwrap sandbox: a host temp tree plus a namespace-holding init process."""
 
+    # No CPU/memory limits (no cgroup delegation assumed); processes and file size are bounded by rlimits.
     capabilities = SandboxCapabilities(isolated=True, network_control=True, resource_limits=False)
     app_dir = policy.APP_DIR
 
-    def __init__(self, request: SandboxRequest) -> None:
+    def __init__(self, request: SandboxRequest, root: Path) -> None:
         self.request = request
+        self.root = root
         self.dirs = policy.make_host_dirs(request.label or request.task_id)
+        self.uid = AGENT_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
         self.mounts = {policy.APP_DIR: self.dirs.app, policy.TESTS_DIR: self.dirs.tests, policy.LOGS_DIR: self.dirs.logs}
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
         self._init: subprocess.Popen[bytes] | None = None
         self._lifeline_w = -1
         self._target_pid = 0
+        self._pidns = 0
         self._destroyed = False
+        self.lost = False  # the namespace died while no one asked (the agent killed it)
+        for d in self.dirs[1:]:
+            self._own(d)
 
-    def start(self) -> None:
+    def _own(self, path: Path) -> None:
+        if _privileged():
+            os.chown(path, self.uid, self.uid)
+
+    def _argv(self, info_fd: int) -> list[str]:
         network = self.request.network or self.request.environment.network
-        info_r, info_w = os.pipe()
-        self._lifeline_r, self._lifeline_w = os.pipe()
-        argv = [
-            "bwrap", *_root_binds(),
-            *_masks(self.request.hidden_paths),
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
+        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        if not network:
+            namespaces.append("--unshare-net")
+        if not _privileged():
+            namespaces.append("--unshare-user")
+        return [
+            *_root_args(self.root, self.request.readonly_binds),
+            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run",
+            "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/var/tmp",
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
             "--remount-ro", "/",
-            "--unshare-all", *(["--share-net"] if network else []),
-            "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
-            "--info-fd", str(info_w),
-            "bash", "-c", f"read -r _ <&{self._lifeline_r}",  # bash: dash takes one-digit fds only
+            *namespaces, "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
+            "--info-fd", str(info_fd),
         ]  # fmt: skip
+
+    def start(self) -> None:
+        info_r, info_w = os.pipe()
+        lifeline_r, self._lifeline_w = os.pipe()
+        args_r, args_w = os.pipe()
+        payload = b"".join(a.encode() + b"\0" for a in self._argv(info_w))
+        holder = ["bash", "-c", f"read -r _ <&{lifeline_r}"]  # bash: dash takes one-digit fds only
         try:
             self._init = subprocess.Popen(
-                argv, pass_fds=(info_w, self._lifeline_r), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE, start_new_session=True,
+                ["bwrap", "--args", str(args_r), *holder], pass_fds=(info_w, lifeline_r, args_r), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                env=dict(policy.SANDBOX_ENV),  # bwrap's pid 1 keeps this environ: never the harness's keys
             )
+            with os.fdopen(args_w, "wb") as fh:
+                fh.write(payload)
         finally:
-            os.close(info_w)
-            os.close(self._lifeline_r)
+            for fd in (info_w, lifeline_r, args_r):
+                os.close(fd)
         with os.fdopen(info_r, "rb") as info:
             raw = info.read()  # EOF once bwrap has set up the namespaces (or died)
         if not raw:
             err = self._init.stderr.read().decode(errors="replace") if self._init.stderr else ""
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
-        self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
+        ns_init = int(json.loads(raw)["child-pid"])
+        self._target_pid = self._wait_for_holder(ns_init)
+        self._pidns = Path(f"/proc/{self._target_pid}/ns/pid").stat().st_ino
 
     def _wait_for_holder(self, ns_init: int) -> int:
         """Host pid of the holder shell (pid 2 inside); nsenter takes its root and cwd (/app)."""
@@ -121,62 +173,88 @@ class BwrapSandbox(policy.HostMountedFiles):
             time.sleep(0.005)
         raise SandboxError("bwrap started but its init process never appeared")
 
-    def _nsenter_prefix(self) -> list[str]:
-        prefix = ["nsenter", f"--target={self._target_pid}", *NSENTER_NAMESPACES, "--root", "--wd"]
-        if os.geteuid() != 0:
-            # Unprivileged: the bwrap user namespace is ours, so joining it first grants the rest.
-            prefix += ["--user", "--preserve-credentials"]
-        # Root in the host user namespace keeps CAP_SYS_ADMIN over the sandbox's mounts; drop it all.
-        return [*prefix, "--", "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+    def _exec_prefix(self) -> list[str]:
+        # Host-side prlimit: the limits are inherited through nsenter and setpriv by everything the exec starts.
+        prefix = ["prlimit", f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
+                  "nsenter", f"--target={self._target_pid}", *NSENTER_NAMESPACES, "--root", "--wd"]
+        if not _privileged():
+            # The user namespace is ours: joining it first grants the rest, as our own uid.
+            return [*prefix, "--user", "--preserve-credentials", "--",
+                    "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+        return [*prefix, "--", "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+
+    def alive(self) -> bool:
+        return not self._destroyed and self._init is not None and self._init.poll() is None
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
-        if self._destroyed or self._init is None or self._init.poll() is not None:
+        if not self.alive():
+            if not self._destroyed and self._init is not None:
+                self.lost = True
             raise SandboxError("bwrap sandbox is not running")
-        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.SANDBOX_ENV)
         try:
-            return policy.run_with_deadline([*self._nsenter_prefix(), "bash", "-c", command], timeout_s, full_env, None)
+            return policy.run_with_deadline([*self._exec_prefix(), "bash", "-c", command], timeout_s, full_env, None)
         except KeyboardInterrupt:
             self.destroy()
             raise
+
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        done = self.exec(policy.snapshot_command(paths), policy.SNAPSHOT_TIME_CAP_S + 30)
+        return policy.parse_snapshot(done.output, done.exit_code)
+
+    def halt(self) -> None:
+        """Kill the namespace: its pid 1 dies, the kernel kills the rest; wait until none is left."""
+        if self._init is not None and self._init.poll() is None:
+            policy.kill_group(self._init.pid)
+            self._init.wait(timeout=10)
+        if self._lifeline_w >= 0:
+            os.close(self._lifeline_w)
+            self._lifeline_w = -1
+        if self._pidns:
+            deadline = time.monotonic() + 10
+            while (alive := _pidns_alive(self._pidns)) and time.monotonic() < deadline:
+                for pid in alive:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                time.sleep(0.01)
+            if alive:
+                raise SandboxError(f"{len(alive)} sandbox processes survived the kill")
+
+    def restart(self) -> None:
+        self.halt()
+        for name in ("tests", "logs"):
+            path = getattr(self.dirs, name)
+            shutil.rmtree(path, ignore_errors=True)  # symlink-safe: never follows a planted link
+            path.mkdir()
+            self._own(path)
+        self.start()
 
     def destroy(self) -> None:
         if self._destroyed:
             return
         self._destroyed = True
         try:
-            if self._init is not None and self._init.poll() is None:
-                # SIGKILL on bwrap's group: --die-with-parent then takes down pid 1 of the sandbox,
-                # and the kernel kills every process left in its pid namespace.
-                policy.kill_group(self._init.pid)
-                self._init.wait(timeout=10)
-            if self._target_pid:
-                _wait_gone(self._target_pid)
+            self.halt()
         except Exception:  # noqa: BLE001 - destroy never raises; the dirs below still go
             pass
-        if self._lifeline_w >= 0:
-            os.close(self._lifeline_w)
-            self._lifeline_w = -1
         shutil.rmtree(self.dirs.root, ignore_errors=True)
 
 
-def _wait_gone(pid: int, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            return
-        time.sleep(0.01)
-
-
 class BwrapBackend:
-    """bubblewrap: isolated filesystem and network, no resource limits, no daemon."""
+    """bubblewrap: allow-listed root, no network unless declared, unprivileged uid, pids/file-size limits."""
 
     name = "bwrap"
     capabilities = BwrapSandbox.capabilities
 
+    def __init__(self) -> None:
+        self._root: Path | None = None
+
     def preflight(self) -> None:
-        for tool, package in (("bwrap", "bubblewrap"), ("nsenter", "util-linux"), ("setpriv", "util-linux")):
+        for tool, package in (("bwrap", "bubblewrap"), ("nsenter", "util-linux"), ("setpriv", "util-linux"),
+                              ("prlimit", "util-linux")):
             if shutil.which(tool) is None:
                 raise UserError(f"{tool} is not installed", "--backend bwrap", f"apt-get install {package}, or use --backend docker")
         probe = subprocess.run(
@@ -189,9 +267,17 @@ class BwrapBackend:
                 "--backend bwrap",
                 "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or use --backend docker",
             )
+        self.root_dir()
+
+    def root_dir(self) -> Path:
+        if self._root is None:
+            from rich.console import Console
+
+            self._root = rootfs.ensure_base_rootfs(Console(stderr=True), from_image="matchmeter-base:latest")
+        return self._root
 
     def create(self, request: SandboxRequest) -> BwrapSandbox:
-        sandbox = BwrapSandbox(request)
+        sandbox = BwrapSandbox(request, self.root_dir())
         try:
             sandbox.start()
         except BaseException:

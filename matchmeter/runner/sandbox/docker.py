@@ -8,11 +8,15 @@ reaches the inner `bash -c` as one positional argv element ("$@"), never re-pars
 Timeouts are enforced inside the container by `timeout -s KILL` (which kills the command's whole
 process group) and outside by a watchdog that removes the container, so a stalled engine cannot
 block an exec forever.
+
+Commands run as the unprivileged AGENT_UID; only the runner's own bookkeeping (dirs, the kill of the
+agent's processes, reading the verdict) runs as root. restart() kills the container (no process of the
+agent survives its pid namespace) and starts it again: /tmp and /var/tmp are tmpfs mounts and come
+back empty, /tests and /logs are recreated empty. A pids limit bounds fork bombs; exec output and archives are capped.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import posixpath
 import secrets
@@ -28,9 +32,24 @@ from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRe
 # $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
 # the exec stream open, then the file is printed and the command's status returned. The wrapper's own
 # stderr is dropped (bash, not dash: dash writes "Killed" into the command's redirected stderr).
-EXEC_WRAPPER = 'exec 2>/dev/null; o=$(mktemp /tmp/.mm-out.XXXXXX) || exit 125; "$@" >"$o" 2>&1 </dev/null; c=$?; cat "$o"; rm -f "$o"; exit $c'
+EXEC_WRAPPER = (f'exec 2>/dev/null; o=$(mktemp /tmp/.mm-out.XXXXXX) || exit 125; "$@" >"$o" 2>&1 </dev/null; c=$?; '
+                f'head -c {policy.MAX_OUTPUT_BYTES} "$o"; n=$(stat -c %s "$o"); rm -f "$o"; '
+                f'[ "$n" -gt {policy.MAX_OUTPUT_BYTES} ] && printf "\\n[matchmeter: output truncated, %s bytes written]\\n" "$n"; exit $c')
 ENGINE_SLACK_S = 60.0  # beyond the command's own timeout, how long the engine may take to answer
 SIGKILL_EXIT = 137
+AGENT_UID = 1000
+PIDS_LIMIT = 512
+FSIZE_LIMIT = 2 * 1024**3  # as under bwrap: `truncate -s 4T` fails instead of making a file no one can hash
+ARCHIVE_CAP_BYTES = 256 * 1024 * 1024  # a download streams at most this much, never the whole archive in memory
+# The engine's archive API cannot see tmpfs mounts, so /tests and /logs are plain dirs that PREPARE
+# recreates (empty, agent-owned) on every start; /tmp and /var/tmp come back empty as tmpfs.
+TMPFS = {"/tmp": "size=1g,mode=1777", "/var/tmp": "size=1g,mode=1777"}
+PREPARE = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.APP_DIR} {policy.TESTS_DIR} {policy.LOGS_DIR} && "
+           f"chown -R {AGENT_UID}:{AGENT_UID} {policy.APP_DIR} {policy.TESTS_DIR} {policy.LOGS_DIR} && "
+           f"(getent passwd {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:{AGENT_UID}:agent:/tmp:/bin/bash' >> /etc/passwd) && "
+           f"(getent group {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:' >> /etc/group)")
+KILL_AGENT = (f"for i in $(seq 200); do pkill -KILL -u {AGENT_UID} || break; sleep 0.01; done; "
+              f"! pgrep -u {AGENT_UID} >/dev/null")
 
 
 class DockerSandbox:
@@ -51,22 +70,28 @@ class DockerSandbox:
         self._stalled = False
 
     def start(self, image: str) -> None:
+        import docker
+
         spec = self.request.environment
         network = self.request.network or spec.network
         try:
             self.container = self.client.containers.run(
                 image, ["sleep", "infinity"], name=self.name, detach=True, init=True, working_dir=policy.APP_DIR,
                 labels={policy.LABEL_KEY: policy.LABEL_VALUE, policy.LABEL_RUN: self.request.label},
-                network_mode="bridge" if network else "none",
+                network_mode="bridge" if network else "none", tmpfs=TMPFS, pids_limit=PIDS_LIMIT,
+                ulimits=[docker.types.Ulimit(name="fsize", soft=FSIZE_LIMIT, hard=FSIZE_LIMIT)],
                 nano_cpus=int(spec.cpus * 1e9), mem_limit=f"{spec.memory_mb}m",
             )
         except Exception as exc:  # noqa: BLE001 - every engine failure here means no sandbox
             raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
-        setup = self._raw_exec(["mkdir", "-p", policy.APP_DIR, policy.TESTS_DIR, policy.LOGS_DIR], 30.0, {})
+        self._prepare()
+
+    def _prepare(self) -> None:
+        setup = self._raw_exec(["bash", "-c", PREPARE], 30.0, {})
         if setup[1] != 0:
             raise SandboxError(f"cannot create the sandbox dirs: {setup[0][:200]!r}")
 
-    def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> tuple[str, int]:
+    def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str], user: str = "root") -> tuple[str, int]:
         """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it.
 
         docker-py reads exec streams with no socket timeout, so a watchdog removes the container if
@@ -77,7 +102,8 @@ class DockerSandbox:
         watchdog = threading.Timer(timeout_s + ENGINE_SLACK_S, self._engine_stalled)
         watchdog.daemon = True
         try:
-            exec_id = self.api.exec_create(self.container.id, argv, environment=env, workdir=policy.APP_DIR)["Id"]
+            exec_id = self.api.exec_create(self.container.id, argv, environment=env, workdir=policy.APP_DIR,
+                                           user=user)["Id"]
             watchdog.start()
             raw = self.api.exec_start(exec_id, demux=False)
             code = self.api.exec_inspect(exec_id)["ExitCode"]
@@ -106,11 +132,11 @@ class DockerSandbox:
             pass
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
-        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.container_base_env())
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.SANDBOX_ENV)
         seconds = f"{max(timeout_s, 0.001):.3f}"
         argv = ["bash", "-c", EXEC_WRAPPER, "mm-exec", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
         started = time.monotonic()
-        output, code = self._raw_exec(argv, timeout_s, full_env)
+        output, code = self._raw_exec(argv, timeout_s, full_env, user=f"{AGENT_UID}:{AGENT_UID}")
         duration = time.monotonic() - started
         # `timeout -s KILL` exits 137 on expiry, as does a command killed for memory; the clock tells them apart.
         timed_out = code == SIGKILL_EXIT and duration >= timeout_s
@@ -132,9 +158,10 @@ class DockerSandbox:
             raise SandboxError(f"upload to {dest} failed: {exc}") from exc
         if not ok:
             raise SandboxError(f"upload to {dest} failed")
+        self._raw_exec(["chown", "-R", f"{AGENT_UID}:{AGENT_UID}", dest], 30.0, {})
 
     def _archive(self, path: str) -> tarfile.TarFile | None:
-        """The engine's tar of an in-sandbox path, or None when the path does not exist."""
+        """The engine's tar of an in-sandbox path as a capped stream, or None when the path does not exist."""
         import docker.errors
 
         try:
@@ -143,42 +170,56 @@ class DockerSandbox:
             return None
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"reading {path} from the container failed: {exc}") from exc
-        return tarfile.open(fileobj=io.BytesIO(b"".join(stream)), mode="r")
+        return tarfile.open(fileobj=_CappedStream(stream, ARCHIVE_CAP_BYTES), mode="r|")
 
     def download(self, src: str, dest: Path) -> None:
         tar = self._archive(src)
         if tar is None:
             raise SandboxError(f"cannot download {src}: no such file or directory")
         dest = Path(dest)
-        with tar:
-            members = tar.getmembers()
-            if len(members) == 1 and members[0].isfile():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                fh = tar.extractfile(members[0])
-                assert fh is not None
-                dest.write_bytes(fh.read())
-                return
-            dest.mkdir(parents=True, exist_ok=True)
-            for member in members[1:]:  # members[0] is the directory itself
-                member.name = member.name.split("/", 1)[1]
-                tar.extract(member, dest, filter="data")
+        try:
+            with tar:
+                for member in tar:
+                    top, _, rest = member.name.partition("/")
+                    if not rest:  # the path itself: a file lands at dest, a directory's contents below it
+                        if member.isfile():
+                            dest.parent.mkdir(parents=True, exist_ok=True)
+                            fh = tar.extractfile(member)
+                            dest.write_bytes(fh.read() if fh else b"")
+                        else:
+                            dest.mkdir(parents=True, exist_ok=True)
+                        continue
+                    if member.isfile() or member.isdir():  # links are never recreated on the host
+                        member.name = rest
+                        tar.extract(member, dest, filter="data")
+        except (tarfile.TarError, OSError) as exc:
+            raise SandboxError(f"downloading {src} stopped: {exc}") from exc
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for given in paths:
-            tar = self._archive(given)
-            if tar is None:
-                continue
-            with tar:
-                for member in tar.getmembers():
-                    if not member.isfile():
-                        continue
-                    rest = member.name.split("/", 1)[1] if "/" in member.name else ""
-                    key = f"{given.rstrip('/')}/{rest}" if rest else given
-                    fh = tar.extractfile(member)
-                    assert fh is not None
-                    out[key] = hashlib.sha256(fh.read()).hexdigest()
-        return out
+        done = self.exec(policy.snapshot_command(paths), policy.SNAPSHOT_TIME_CAP_S + 30)
+        return policy.parse_snapshot(done.output, done.exit_code)
+
+    def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
+        script = f'p="$1"; [ -f "$p" ] && [ ! -L "$p" ] && head -c {int(limit)} -- "$p"'
+        output, code = self._raw_exec(["bash", "-c", script, "mm-read", self._abs(path)], 30.0, {})
+        return output if code == 0 else None
+
+    def halt(self) -> None:
+        output, code = self._raw_exec(["bash", "-c", KILL_AGENT], 60.0, {})
+        if code != 0:
+            raise SandboxError(f"processes of uid {AGENT_UID} survived the kill: {output[:200]!r}")
+
+    def restart(self) -> None:
+        """Kill the container (every process dies with its pid namespace), start it again: fresh tmpfs dirs."""
+        if self._destroyed or self.container is None:
+            raise SandboxError("docker sandbox is not running")
+        try:
+            self.container.kill()
+            self.container.start()
+        except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
+            raise SandboxError(f"restarting the container failed: {exc}") from exc
+        self._prepare()
+        self.halt()  # proves the restarted container holds no process of the agent's uid
 
     def destroy(self) -> None:
         if self._destroyed:
@@ -228,6 +269,29 @@ class DockerBackend:
             sandbox.destroy()
             raise
         return sandbox
+
+
+class _CappedStream(io.RawIOBase):
+    """A file-like view of the engine's archive chunks that stops at a byte cap (tar then fails cleanly)."""
+
+    def __init__(self, chunks: Any, cap: int) -> None:
+        self.chunks, self.cap, self.seen, self.buf = iter(chunks), cap, 0, b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, out: Any) -> int:
+        while not self.buf:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                return 0
+            self.seen += len(chunk)
+            if self.seen > self.cap:
+                raise OSError(f"the archive passed the {self.cap}-byte cap")
+            self.buf = chunk
+        n = min(len(out), len(self.buf))
+        out[:n], self.buf = self.buf[:n], self.buf[n:]
+        return n
 
 
 def _tar_bytes(src: Path, arcname: str) -> bytes:

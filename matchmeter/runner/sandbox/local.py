@@ -50,11 +50,24 @@ class LocalSandbox(policy.HostMountedFiles):
             self.destroy()
             raise
 
+    def snapshot(self, paths: list[str]) -> dict[str, str]:
+        done = self.exec(policy.snapshot_command(paths), policy.SNAPSHOT_TIME_CAP_S + 30)
+        return policy.parse_snapshot(done.output, done.exit_code)
+
+    def halt(self) -> None:
+        _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
+
+    def restart(self) -> None:
+        self.halt()
+        for path in (self.dirs.tests, self.dirs.logs):
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir()
+
     def destroy(self) -> None:
         if self._destroyed:
             return
         self._destroyed = True
-        _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
+        self.halt()
         shutil.rmtree(self.dirs.root, ignore_errors=True)
 
 

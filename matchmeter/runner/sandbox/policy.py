@@ -2,25 +2,34 @@
 
 Backends differ only in how they start a process; everything they must agree on lives here so the
 conformance suite tests one behaviour, not three copies of it. Host-side layout of a bwrap or local
-sandbox (one temp dir per sandbox):
+sandbox (one temp dir per sandbox; <slug> is a readable prefix of the run label plus a hash of all of it):
 
-    <tmp>/matchmeter-<label>-XXXX/
+    <tmp>/matchmeter-<slug>-XXXX/
         app/     $MM_APP   (/app under bwrap)
-        tests/   $MM_TESTS (/tests under bwrap)
-        logs/    $MM_LOGS  (/logs under bwrap)
+        tests/   $MM_TESTS (/tests under bwrap; a fresh dir for every verification)
+        logs/    $MM_LOGS  (/logs under bwrap; likewise)
+
+Everything the agent can write is hostile input to the host side: host-side copies never follow a link
+(every component is opened with O_NOFOLLOW relative to the sandbox's own dir), command output is read
+from a pipe with a byte cap (no host temp file a background child could grow), and protected-state
+snapshots are hashed inside the sandbox with per-file size and total time caps.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import select
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -30,12 +39,17 @@ from matchmeter.runner.sandbox import ExecResult
 APP_DIR, TESTS_DIR, LOGS_DIR = "/app", "/tests", "/logs"
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` returns, so agents and verifiers read it the same way
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024  # a runaway `yes` must not exhaust the runner's memory
+SNAPSHOT_FILE_CAP_BYTES = 256 * 1024 * 1024  # larger protected files are `unverifiable`, never hashed for hours
+SNAPSHOT_TIME_CAP_S = 60.0
+SNAPSHOT_MAX_ENTRIES = 200_000
+UNVERIFIABLE = "unverifiable"
 LABEL_KEY, LABEL_VALUE, LABEL_RUN = "matchmeter", "1", "matchmeter.label"
 TEMP_PREFIX = "matchmeter-"
 CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-# Host variables a bwrap/local sandbox keeps: it shares the host's /usr and interpreters (pyenv shims
-# need PYENV_ROOT and HOME), but nothing else of the runner's environment (no API keys) leaks in.
+# Host variables the unisolated local backend keeps (pyenv shims need PYENV_ROOT and HOME); nothing else
+# of the runner's environment (no API keys) leaks in. Isolated backends start from SANDBOX_ENV alone.
 HOST_ENV_PASSTHROUGH = ("PATH", "HOME", "PYENV_ROOT", "LANG")
+SANDBOX_ENV = {"PATH": CONTAINER_PATH, "HOME": "/tmp", "LANG": "C.UTF-8"}
 
 
 class HostDirs(NamedTuple):
@@ -46,8 +60,10 @@ class HostDirs(NamedTuple):
 
 
 def safe_label(label: str) -> str:
-    """A label usable in file and container names (truncated: run ids can be long)."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "-", label)[:40] or "sbx"
+    """A label usable in file and container names: a readable prefix plus a hash of the WHOLE label, so
+    two run ids that share a long prefix never share names (and never prune each other's sandboxes)."""
+    readable = re.sub(r"[^A-Za-z0-9_.-]", "-", label)[:24].strip("-.") or "sbx"
+    return f"{readable}-{hashlib.sha256(label.encode()).hexdigest()[:12]}"
 
 
 def make_host_dirs(label: str) -> HostDirs:
@@ -92,18 +108,16 @@ def host_base_env() -> dict[str, str]:
     return env
 
 
-def container_base_env() -> dict[str, str]:
-    return {"PATH": CONTAINER_PATH, "HOME": "/root", "LANG": "C.UTF-8"}
-
-
-def decode_output(data: bytes) -> str:
-    if len(data) > MAX_OUTPUT_BYTES:
-        data = data[:MAX_OUTPUT_BYTES] + b"\n[matchmeter: output truncated]\n"
+def decode_output(data: bytes, total: int | None = None) -> str:
+    """Decode captured output; `total` is how many bytes the command wrote when more than was kept."""
+    total = len(data) if total is None else total
+    if total > MAX_OUTPUT_BYTES:
+        data = data[:MAX_OUTPUT_BYTES] + f"\n[matchmeter: output truncated, {total} bytes written]\n".encode()
     return data.decode("utf-8", errors="replace")
 
 
-def to_host(path: str, mounts: Mapping[str, Path], app: str) -> Path:
-    """Map an in-sandbox path (absolute, or relative to the workspace) onto the host dir behind it.
+def to_host(path: str, mounts: Mapping[str, Path], app: str) -> tuple[Path, PurePosixPath]:
+    """Map an in-sandbox path (absolute, or relative to the workspace) to (host dir, path below it).
 
     Raises:
         SandboxError: the path is outside every mounted dir (or climbs out with ..).
@@ -117,78 +131,288 @@ def to_host(path: str, mounts: Mapping[str, Path], app: str) -> Path:
             rest = norm.relative_to(inside)
         except ValueError:
             continue
-        return host.joinpath(*rest.parts)
+        return host, rest
     raise SandboxError(f"{path!r} is outside the sandbox's shared dirs ({', '.join(mounts)})")
 
 
-def copy_path(src: Path, dest: Path) -> None:
-    """Copy a file or directory tree (merging into an existing dir); SandboxError if src is missing."""
-    if src.is_dir():
-        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
-    elif src.exists():
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dest)
-    else:
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_dir(root: Path, parts: Sequence[str], create: bool) -> int:
+    """An fd of root/parts, opening every component with O_NOFOLLOW (a planted link raises)."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for part in parts:
+            if create:
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                raise SandboxError(f"refusing {root}/{'/'.join(parts)}: {part!r} is not a plain directory ({exc.strerror})") from exc
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _copy_file_into(src: Path, dir_fd: int, name: str) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        out = os.open(name, flags, stat.S_IMODE(src.stat().st_mode) or 0o644, dir_fd=dir_fd)
+    except OSError as exc:
+        raise SandboxError(f"refusing to write {name!r}: {exc.strerror}") from exc
+    with open(src, "rb") as fin, os.fdopen(out, "wb") as fout:
+        shutil.copyfileobj(fin, fout)
+
+
+def upload_nofollow(src: Path, root: Path, rel: PurePosixPath) -> None:
+    """Copy a host file or tree to root/rel without following any link found under root.
+
+    Raises:
+        SandboxError: src is missing, or a component under root is a link or not a directory.
+    """
+    if not src.exists():
         raise SandboxError(f"cannot copy {src}: no such file or directory")
+    parts = rel.parts
+    if src.is_dir():
+        fd = _open_dir(root, parts, create=True)
+        try:
+            for entry in sorted(src.iterdir()):
+                if entry.is_symlink():
+                    continue  # task sources hold no links; never create one the host would later follow
+                if entry.is_dir():
+                    upload_nofollow(entry, root, rel / entry.name)
+                else:
+                    _copy_file_into(entry, fd, entry.name)
+        finally:
+            os.close(fd)
+        return
+    if not parts:
+        raise SandboxError(f"cannot copy the file {src} over a sandbox directory")
+    fd = _open_dir(root, parts[:-1], create=True)
+    try:
+        _copy_file_into(src, fd, parts[-1])
+    finally:
+        os.close(fd)
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+def read_nofollow(root: Path, rel: PurePosixPath, limit: int) -> bytes | None:
+    """At most `limit` bytes of the regular file root/rel, or None when absent, a link or not a file."""
+    parts = rel.parts
+    if not parts:
+        return None
+    try:
+        fd = _open_dir(root, parts[:-1], create=False)
+    except (SandboxError, OSError):
+        return None
+    try:
+        ffd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(ffd).st_mode):
+        os.close(ffd)
+        return None
+    with os.fdopen(ffd, "rb") as fh:
+        return fh.read(limit)
+
+
+def download_nofollow(root: Path, rel: PurePosixPath, dest: Path, limit: int = 64 * 1024 * 1024) -> None:
+    """Copy root/rel (a file or tree) to a host path: links are skipped, files capped at `limit` bytes.
+
+    Raises:
+        SandboxError: nothing readable at root/rel.
+    """
+    data = read_nofollow(root, rel, limit)
+    if data is not None:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+        return
+    try:
+        fd = _open_dir(root, rel.parts, create=False)
+    except (SandboxError, OSError) as exc:
+        raise SandboxError(f"cannot download {rel}: no such file or directory") from exc
+    try:
+        names = sorted(os.listdir(fd))  # noqa: PTH208 - an fd opened with O_NOFOLLOW, not a path
+    finally:
+        os.close(fd)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        try:
+            download_nofollow(root, rel / name, dest / name, limit)
+        except SandboxError:
+            continue  # a link or special file: never followed
+
+
+# Hashes protected paths inside the sandbox (where a planted link can only point at the sandbox's own
+# files), skipping links, with a per-file size cap and a total time cap; prints one JSON object.
+SNAPSHOT_SCRIPT = r"""
+import hashlib, json, os, stat, sys, time
+cap, deadline, limit = int(sys.argv[1]), time.monotonic() + float(sys.argv[2]), int(sys.argv[3])
+out = {}
+def one(key, path):
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        return
+    if st.st_size > cap:
+        out[key] = "unverifiable: %d bytes (cap %d)" % (st.st_size, cap); return
+    if time.monotonic() > deadline:
+        out[key] = "unverifiable: snapshot time cap"; return
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        out[key] = "unreadable: %s" % exc.strerror; return
+    h = hashlib.sha256()
+    with os.fdopen(fd, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            h.update(block)
+    out[key] = h.hexdigest()
+for given, path in zip(sys.argv[4::2], sys.argv[5::2]):
+    try:
+        st = os.lstat(path)
+    except OSError:
+        continue
+    if stat.S_ISDIR(st.st_mode):
+        for top, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(top, name)
+                one(given.rstrip("/") + "/" + os.path.relpath(full, path), full)
+                if len(out) >= limit:
+                    break
+    else:
+        one(given, path)
+json.dump(out, sys.stdout)
+"""
 
 
-def hash_tree(paths: Sequence[str], resolve: Callable[[str], Path]) -> dict[str, str]:
-    """Map every regular file under each path to its sha256, keyed as `<path as given>/<relative>`."""
-    out: dict[str, str] = {}
+def snapshot_command(paths: Sequence[str]) -> str:
+    """A shell command that hashes `paths` inside the sandbox and prints {path: sha256 | unverifiable...}."""
+    import shlex
+
+    args = [str(SNAPSHOT_FILE_CAP_BYTES), str(SNAPSHOT_TIME_CAP_S), str(SNAPSHOT_MAX_ENTRIES)]
     for given in paths:
-        host = resolve(given)
-        if host.is_file():
-            out[given] = sha256_file(host)
-        elif host.is_dir():
-            for file in sorted(host.rglob("*")):
-                if file.is_file() and not file.is_symlink():
-                    out[str(PurePosixPath(given) / file.relative_to(host).as_posix())] = sha256_file(file)
-    return out
+        args += [given, given]
+    return "python3 -I -c " + shlex.quote(SNAPSHOT_SCRIPT) + " " + " ".join(shlex.quote(a) for a in args)
+
+
+def parse_snapshot(output: str, exit_code: int) -> dict[str, str]:
+    """The snapshot script's JSON; SandboxError when it did not finish (the trial then says why)."""
+    try:
+        data = json.loads(output.strip().splitlines()[-1]) if output.strip() else None
+    except ValueError:
+        data = None
+    if exit_code != 0 or not isinstance(data, dict):
+        raise SandboxError(f"protected-state snapshot failed (exit {exit_code}): {output.strip()[-200:]!r}")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def _drain_forever(fd: int) -> None:
+    """Keep reading (and dropping) what background children write, until the last one exits."""
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class _CappedOutput:
+    """Bytes read from the exec's pipe: the first MAX_OUTPUT_BYTES kept, the rest counted and dropped."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.chunks, self.kept, self.total, self.eof = fd, [], 0, 0, False
+
+    def read_once(self) -> None:
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not data:
+            self.eof = True
+            return
+        self.total += len(data)
+        if self.kept < MAX_OUTPUT_BYTES:
+            self.chunks.append(data[: MAX_OUTPUT_BYTES - self.kept])
+            self.kept += len(self.chunks[-1])
+
+    def drain_available(self) -> None:
+        os.set_blocking(self.fd, False)
+        while not self.eof:
+            before = self.total
+            self.read_once()
+            if self.total == before and not self.eof:
+                break
+
+    def finish(self) -> str:
+        if self.eof:
+            os.close(self.fd)
+        else:  # a background child still holds the pipe: drain it on a thread, never block it or SIGPIPE it
+            os.set_blocking(self.fd, True)
+            threading.Thread(target=_drain_forever, args=(self.fd,), daemon=True, name="mm-drain").start()
+        return decode_output(b"".join(self.chunks), self.total)
 
 
 def run_with_deadline(argv: Sequence[str], timeout_s: float, env: Mapping[str, str], cwd: str | None) -> ExecResult:
-    """Run argv in its own session, output to a file, killing the whole group on timeout or Ctrl-C.
+    """Run argv in its own session, output through a capped pipe, killing the whole group on timeout or Ctrl-C.
 
     Raises:
         SandboxError: argv[0] cannot be started. KeyboardInterrupt is re-raised after the kill.
 
-    Output goes to a temp file, not a pipe: a background child (`server &`) inherits the descriptor and
-    would hold a pipe open forever, while the file is simply read once the foreground command exits.
+    The exec returns when the foreground command exits: what it wrote is in the pipe by then. A
+    background child (`server &`) that inherited the pipe is then drained by a thread until it exits,
+    so it never blocks on a full pipe and nothing it writes lands on the host's disk.
     """
     started = time.monotonic()
-    with tempfile.TemporaryFile(prefix=TEMP_PREFIX + "out-") as out:
-        try:
-            proc = subprocess.Popen(
-                list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env=dict(env), cwd=cwd, start_new_session=True,
-            )
-        except OSError as exc:
-            raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
-        timed_out = False
-        try:
-            code = proc.wait(timeout=max(timeout_s, 0.001))
-            if code < 0:  # killed by a signal: report it the way a shell would
-                code = 128 - code
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_group(proc.pid)
-            proc.wait()
-            code = TIMEOUT_EXIT_CODE
-        except BaseException:
-            kill_group(proc.pid)
-            proc.wait()
-            raise
-        out.seek(0)
-        data = out.read(MAX_OUTPUT_BYTES + 1)
-    return ExecResult(decode_output(data), code, time.monotonic() - started, timed_out)
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            list(argv), stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+            env=dict(env), cwd=cwd, start_new_session=True,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise SandboxError(f"cannot start {argv[0]}: {exc}") from exc
+    finally:
+        os.close(write_fd)
+    output = _CappedOutput(read_fd)
+    exited = os.pidfd_open(proc.pid)
+    deadline = started + max(timeout_s, 0.001)
+    timed_out = False
+    try:
+        while proc.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                kill_group(proc.pid)
+                proc.wait()
+                break
+            watched = [exited] if output.eof else [exited, read_fd]
+            ready, _, _ = select.select(watched, [], [], remaining)
+            if read_fd in ready:
+                output.read_once()
+        code = TIMEOUT_EXIT_CODE if timed_out else proc.returncode
+        if code < 0:  # killed by a signal: report it the way a shell would
+            code = 128 - code
+        output.drain_available()
+    except BaseException:
+        kill_group(proc.pid)
+        proc.wait()
+        os.close(exited)
+        output.finish()
+        raise
+    os.close(exited)
+    return ExecResult(output.finish(), code, time.monotonic() - started, timed_out)
 
 
 def kill_group(pgid: int) -> None:
@@ -200,19 +424,23 @@ def kill_group(pgid: int) -> None:
 
 
 class HostMountedFiles:
-    """upload / download / snapshot for backends whose sandbox paths are host directories (bwrap, local).
+    """upload / download / read for backends whose sandbox paths are host directories (bwrap, local).
 
-    The backend sets `mounts` (sandbox dir -> host dir) and `app_dir`; files move through the host side.
+    The backend sets `mounts` (sandbox dir -> host dir) and `app_dir`; files move through the host side,
+    never following a link the agent planted.
     """
 
     mounts: Mapping[str, Path]
     app_dir: str
 
     def upload(self, src: Path, dest: str) -> None:
-        copy_path(Path(src), to_host(dest, self.mounts, self.app_dir))
+        upload_nofollow(Path(src), *to_host(dest, self.mounts, self.app_dir))
 
     def download(self, src: str, dest: Path) -> None:
-        copy_path(to_host(src, self.mounts, self.app_dir), Path(dest))
+        root, rel = to_host(src, self.mounts, self.app_dir)
+        download_nofollow(root, rel, Path(dest))
 
-    def snapshot(self, paths: list[str]) -> dict[str, str]:
-        return hash_tree(paths, lambda p: to_host(p, self.mounts, self.app_dir))
+    def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
+        root, rel = to_host(path, self.mounts, self.app_dir)
+        data = read_nofollow(root, rel, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")

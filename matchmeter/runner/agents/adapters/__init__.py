@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.runner.agents import AGENTS
@@ -35,3 +36,26 @@ def needs_network(configuration: Configuration) -> bool:
     """Whether the configuration's agent runs a CLI that calls its model endpoint from inside the sandbox."""
     cls = adapter_class(configuration.agent.name)
     return bool(cls is not None and cls.profile().needs_network)
+
+
+def host_paths(configuration: Configuration) -> list[Path]:
+    """Host dirs a CLI adapter's sandbox must show read-only: its venv and the Python that venv was made
+    from (installed first if missing). Nothing else of the host is visible to an isolated sandbox."""
+    cls = adapter_class(configuration.agent.name)
+    if cls is None or configuration.agent.options.get("cli_path"):
+        return []
+    spec = cls.profile().install
+    if spec.kind != "pypi":
+        return []
+    from matchmeter.runner.agents.adapters.install import ensure_installed
+
+    venv = ensure_installed(spec.package, spec.version, spec.executable).parent.parent
+    paths = [venv]
+    cfg = venv / "pyvenv.cfg"
+    for line in cfg.read_text().splitlines() if cfg.exists() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            base = Path(value.strip()).resolve().parent  # home = <prefix>/bin
+            if base != Path("/usr"):
+                paths.append(base)
+    return paths

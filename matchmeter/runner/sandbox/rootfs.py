@@ -1,0 +1,124 @@
+"""The Debian root filesystem every sandbox starts from: bwrap's allow-listed root, docker's base image.
+
+bwrap used to show the host's `/` with a deny-list of masks, and every leak found in it (keys in
+/proc/1/environ, /etc/shadow and /root readable, a second checkout's solutions) slipped past a
+deny-list. Now the root is this directory, built once from Debian packages (`debootstrap --variant=
+minbase`) or exported from the local Docker base image, whichever exists; the docker base image is
+imported from the same directory, so both backends start from identical state.
+
+    $MATCHMETER_ROOTFS_DIR (default /var/cache/matchmeter/rootfs as root, else ~/.cache/matchmeter/rootfs)
+    └── base-<digest>/          complete once `.matchmeter-complete` exists; /app /tests /logs are mount points
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from matchmeter.errors import SandboxError, UserError
+
+DEBIAN_SUITE = "bookworm"
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
+# Tools tasks and verifiers commonly reach for; bash comes with minbase but is listed so a change of
+# variant can never drop it (every exec runs `bash -c`).
+BASE_PACKAGES = "bash,python3,git,ca-certificates,procps,curl,jq,sqlite3,bc,less,file,patch,xz-utils,coreutils"
+MOUNT_POINTS = ("app", "tests", "logs")
+MARKER = ".matchmeter-complete"
+DIGEST = hashlib.sha256(f"{DEBIAN_SUITE}|{BASE_PACKAGES}|{MOUNT_POINTS}".encode()).hexdigest()[:12]
+
+
+def rootfs_parent() -> Path:
+    """Where built root filesystems live (see the module docstring for the precedence)."""
+    env = os.environ.get("MATCHMETER_ROOTFS_DIR")
+    if env:
+        return Path(env)
+    if os.geteuid() == 0:
+        # Not under /root: the sandbox's unprivileged uid must be able to traverse to it.
+        return Path("/var/cache/matchmeter/rootfs")
+    return Path.home() / ".cache" / "matchmeter" / "rootfs"
+
+
+def base_rootfs_path() -> Path:
+    return rootfs_parent() / f"base-{DIGEST}"
+
+
+def is_complete(path: Path) -> bool:
+    return (path / MARKER).is_file()
+
+
+def _say(console: Any, text: str) -> None:
+    if console is not None:
+        console.print(text, highlight=False)
+
+
+def _debootstrap(dest: Path, console: Any) -> None:
+    debootstrap = shutil.which("debootstrap") or ("/usr/sbin/debootstrap" if Path("/usr/sbin/debootstrap").exists() else None)
+    if debootstrap is None:
+        raise UserError("debootstrap is not installed", "the sandbox root filesystem", "apt-get install debootstrap")
+    if os.geteuid() != 0:
+        raise UserError(
+            "the sandbox root filesystem is missing and only root can build it",
+            str(base_rootfs_path()),
+            "run `matchmeter env build-base` once as root, or point MATCHMETER_ROOTFS_DIR at a built one",
+        )
+    _say(console, f"building the sandbox root filesystem with debootstrap ({DEBIAN_SUITE}, minbase); about a minute…")
+    cmd = [debootstrap, "--variant=minbase", f"--include={BASE_PACKAGES}", DEBIAN_SUITE, str(dest), DEBIAN_MIRROR]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+        raise SandboxError(f"debootstrap failed (exit {proc.returncode}): {' | '.join(tail)}")
+
+
+def _export_image(image: str, dest: Path) -> bool:
+    """Export a local docker image's filesystem into dest; False when no engine or no such image."""
+    if shutil.which("docker") is None:
+        return False
+    created = subprocess.run(["docker", "create", image, "true"], capture_output=True, text=True)
+    if created.returncode != 0:
+        return False
+    cid = created.stdout.strip()
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        export = subprocess.Popen(["docker", "export", cid], stdout=subprocess.PIPE)
+        untar = subprocess.run(["tar", "-C", str(dest), "-x", "--numeric-owner"], stdin=export.stdout,
+                               capture_output=True, text=True)
+        assert export.stdout is not None
+        export.stdout.close()
+        return export.wait() == 0 and untar.returncode == 0
+    finally:
+        subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
+
+
+def ensure_base_rootfs(console: Any = None, from_image: str | None = None) -> Path:
+    """The base root filesystem, built (or exported from `from_image`) once; safe under concurrency.
+
+    Raises:
+        UserError: it is missing and cannot be built here (not root, no debootstrap).
+        SandboxError: debootstrap failed.
+    """
+    path = base_rootfs_path()
+    if is_complete(path):
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o755)
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_complete(path):
+            return path
+        tmp = path.parent / f".{path.name}.building"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)
+        if not (from_image and _export_image(from_image, tmp)):
+            shutil.rmtree(tmp, ignore_errors=True)
+            _debootstrap(tmp, console)
+        for name in MOUNT_POINTS:
+            (tmp / name).mkdir(exist_ok=True)
+        tmp.chmod(0o755)
+        (tmp / MARKER).write_text(DIGEST + "\n")
+        tmp.rename(path)
+    return path
