@@ -40,6 +40,15 @@ AGENT_UID_BASE = 200_000  # root mode: sandbox uids come from [BASE, BASE + 1000
 NPROC_LIMIT = 512  # per sandbox uid (root mode); a fork bomb stops there instead of taking the host
 FSIZE_LIMIT = 2 * 1024**3  # no single file over 2 GiB: `truncate -s 4T` fails with EFBIG
 TMPFS_BYTES = 1024**3
+# A minimal /dev made by hand: bwrap's own `--dev` mounts a devpts, which as a normal user makes bwrap nest
+# a second user namespace that nsenter cannot use to join the others (every trial failed that way).
+DEV_ARGS = [
+    "--tmpfs", "/dev",
+    *[arg for node in ("null", "zero", "full", "random", "urandom", "tty") for arg in ("--dev-bind", f"/dev/{node}", f"/dev/{node}")],
+    "--symlink", "/proc/self/fd", "/dev/fd", "--symlink", "/proc/self/fd/0", "/dev/stdin",
+    "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr",
+    "--perms", "1777", "--tmpfs", "/dev/shm",
+]
 # Top-level rootfs entries that a read-only bind of a CLI venv may not shadow with a tmpfs.
 SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib64", "lib32", "etc", "var", "app", "tests", "logs", "tmp", "proc", "dev"}
 
@@ -111,21 +120,30 @@ class BwrapSandbox(policy.HostMountedFiles):
         if _privileged():
             os.chown(path, self.uid, self.uid)
 
-    def _argv(self, info_fd: int) -> list[str]:
+    def _identity_files(self) -> dict[str, bytes]:
+        """/etc/passwd and /etc/group of the rootfs plus an `agent` entry for the sandbox uid (git, ssh and
+        python's getpass want a name for the uid they run as)."""
+        files = {}
+        for name, line in (("passwd", f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n"),
+                           ("group", f"agent:x:{self.uid}:\n")):
+            base = (self.root / "etc" / name).read_text()
+            files[f"/etc/{name}"] = (base if base.endswith("\n") else base + "\n").encode() + line.encode()
+        return files
+
+    def _argv(self, info_fd: int, data_fds: dict[str, int]) -> list[str]:
         network = self.request.network or self.request.environment.network
         namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         if not network:
             namespaces.append("--unshare-net")
-        if not _privileged():
-            namespaces.append("--unshare-user")
         return [
             *_root_args(self.root, self.request.readonly_binds),
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run",
+            *DEV_ARGS, "--proc", "/proc", "--tmpfs", "/run",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/var/tmp",
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
+            *[arg for dest, fd in data_fds.items() for arg in ("--perms", "0644", "--ro-bind-data", str(fd), dest)],
             "--remount-ro", "/",
             *namespaces, "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_fd),
@@ -135,26 +153,31 @@ class BwrapSandbox(policy.HostMountedFiles):
         info_r, info_w = os.pipe()
         lifeline_r, self._lifeline_w = os.pipe()
         args_r, args_w = os.pipe()
-        payload = b"".join(a.encode() + b"\0" for a in self._argv(info_w))
+        data_fds: dict[str, int] = {}
+        for dest, content in self._identity_files().items():  # small: fits a pipe buffer, written up front
+            data_r, data_w = os.pipe()
+            os.write(data_w, content)
+            os.close(data_w)
+            data_fds[dest] = data_r
+        payload = b"".join(a.encode() + b"\0" for a in self._argv(info_w, data_fds))
         holder = ["bash", "-c", f"read -r _ <&{lifeline_r}"]  # bash: dash takes one-digit fds only
         try:
             self._init = subprocess.Popen(
-                ["bwrap", "--args", str(args_r), *holder], pass_fds=(info_w, lifeline_r, args_r), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                ["bwrap", "--args", str(args_r), *holder], pass_fds=(info_w, lifeline_r, args_r, *data_fds.values()),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                 env=dict(policy.SANDBOX_ENV),  # bwrap's pid 1 keeps this environ: never the harness's keys
             )
             with os.fdopen(args_w, "wb") as fh:
                 fh.write(payload)
         finally:
-            for fd in (info_w, lifeline_r, args_r):
+            for fd in (info_w, lifeline_r, args_r, *data_fds.values()):
                 os.close(fd)
         with os.fdopen(info_r, "rb") as info:
             raw = info.read()  # EOF once bwrap has set up the namespaces (or died)
         if not raw:
             err = self._init.stderr.read().decode(errors="replace") if self._init.stderr else ""
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
-        ns_init = int(json.loads(raw)["child-pid"])
-        self._target_pid = self._wait_for_holder(ns_init)
+        self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
         self._pidns = Path(f"/proc/{self._target_pid}/ns/pid").stat().st_ino
 
     def _wait_for_holder(self, ns_init: int) -> int:
