@@ -44,8 +44,11 @@ ARCHIVE_CAP_BYTES = 256 * 1024 * 1024  # a download streams at most this much, n
 # The engine's archive API cannot see tmpfs mounts, so /tests and /logs are plain dirs that PREPARE
 # recreates (empty, agent-owned) on every start; /tmp and /var/tmp come back empty as tmpfs.
 TMPFS = {"/tmp": "size=1g,mode=1777", "/var/tmp": "size=1g,mode=1777"}
-PREPARE = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.APP_DIR} {policy.TESTS_DIR} {policy.LOGS_DIR} && "
-           f"chown -R {AGENT_UID}:{AGENT_UID} {policy.APP_DIR} {policy.TESTS_DIR} {policy.LOGS_DIR} && "
+# On restart the workspace keeps its owners (a second chown -R would move every file's ctime, which the
+# decoy probe reads); only /tests and /logs are made anew.
+FRESH_DIRS = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.TESTS_DIR} {policy.LOGS_DIR} && "
+              f"chown {AGENT_UID}:{AGENT_UID} {policy.TESTS_DIR} {policy.LOGS_DIR}")
+PREPARE = (f"{FRESH_DIRS} && mkdir -p {policy.APP_DIR} && chown -R {AGENT_UID}:{AGENT_UID} {policy.APP_DIR} && "
            f"(getent passwd {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:{AGENT_UID}:agent:/tmp:/bin/bash' >> /etc/passwd) && "
            f"(getent group {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:' >> /etc/group)")
 KILL_AGENT = (f"for i in $(seq 200); do pkill -KILL -u {AGENT_UID} || break; sleep 0.01; done; "
@@ -79,6 +82,9 @@ class DockerSandbox:
                 image, ["sleep", "infinity"], name=self.name, detach=True, init=True, working_dir=policy.APP_DIR,
                 labels={policy.LABEL_KEY: policy.LABEL_VALUE, policy.LABEL_RUN: self.request.label},
                 network_mode="bridge" if network else "none", tmpfs=TMPFS, pids_limit=PIDS_LIMIT,
+                # The workspace is an anonymous volume (removed with the container): unlike the image's
+                # overlay it updates atime, so the decoy probe's read signal works here as under bwrap.
+                mounts=[docker.types.Mount(target=policy.APP_DIR, source=None, type="volume")],
                 ulimits=[docker.types.Ulimit(name="fsize", soft=FSIZE_LIMIT, hard=FSIZE_LIMIT)],
                 nano_cpus=int(spec.cpus * 1e9), mem_limit=f"{spec.memory_mb}m",
             )
@@ -86,8 +92,8 @@ class DockerSandbox:
             raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
         self._prepare()
 
-    def _prepare(self) -> None:
-        setup = self._raw_exec(["bash", "-c", PREPARE], 30.0, {})
+    def _prepare(self, script: str = PREPARE) -> None:
+        setup = self._raw_exec(["bash", "-c", script], 30.0, {})
         if setup[1] != 0:
             raise SandboxError(f"cannot create the sandbox dirs: {setup[0][:200]!r}")
 
@@ -218,7 +224,7 @@ class DockerSandbox:
             self.container.start()
         except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
             raise SandboxError(f"restarting the container failed: {exc}") from exc
-        self._prepare()
+        self._prepare(FRESH_DIRS)
         self.halt()  # proves the restarted container holds no process of the agent's uid
 
     def destroy(self) -> None:
