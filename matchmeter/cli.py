@@ -361,6 +361,21 @@ def report(
     console.print(summary_line(summary), highlight=False, soft_wrap=True)
 
 
+# ------------------------------------------------------------------ view (local web UI)
+
+
+@app.command("view")
+def view(
+    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out) and calibration files."),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one)."),
+) -> None:
+    """Local read-only web UI on 127.0.0.1: runs, task grid, executions side by side, optimizer audit."""
+    from matchmeter.report.view import serve
+
+    serve(paths, port, lambda url: _console().print(f"matchmeter view on {url} (read-only; Ctrl-C stops)",
+                                                    highlight=False))
+
+
 # ------------------------------------------------------------------ entry point
 
 
