@@ -32,6 +32,12 @@ GRID_TASKS_PER_PAGE = 40
 ROWS_PER_PAGE = 100
 AUDIT_PER_PAGE = 30
 OUTPUT_INLINE = 2_000  # characters of a step output shown before the "show all" fold
+OUTPUT_LINES = 25  # and at most this many lines of it
+
+
+def head(text: str, limit: int = OUTPUT_INLINE, lines: int = OUTPUT_LINES) -> str:
+    """The inline part of a long text: at most `limit` characters and `lines` lines."""
+    return "\n".join(text[:limit].split("\n")[:lines])
 
 
 def page_of(n: int, page: int, per_page: int) -> dict[str, int]:
@@ -132,6 +138,7 @@ def create_app(lib: Library) -> Flask:
 
     app = Flask("matchmeter.report", template_folder=str(Path(__file__).parent / "templates" / "view"))
     app.jinja_env.globals.update(fmt=fmt, OUTPUT_INLINE=OUTPUT_INLINE, lib=lib)
+    app.jinja_env.filters["head"] = head
 
     def run_or_404(name: str) -> Run:
         if name not in lib.runs:
