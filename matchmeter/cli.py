@@ -169,19 +169,25 @@ def calibrate(
 
 @app.command("score")
 def score(
-    runs: list[Path] = typer.Argument(..., help="Run directories (runs/<run-id>) to score."),
+    runs: list[Path] = typer.Argument(..., help="Run or evaluation directories (runs/<run-id>) to score."),
     calibration: Path = typer.Option(..., "--calibration", help="Calibration file from `matchmeter calibrate`."),
     out_dir: Path = typer.Option(Path("scores"), "--out-dir", help="Where scores.csv and scores.json go."),
     alpha: float = typer.Option(None, min=0.0, max=1.0, help="Override the calibration's α (an ablation)."),
+    condition: list[str] = typer.Option(None, "--condition", help="Description condition of an evaluation directory: "
+                                        "original (default), self, cross_only, pooled, generic; repeat for one table each."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Score configurations that miss calibrated tasks "
+                                       "over what they ran, marked PARTIAL (refused by default)."),
 ) -> None:
-    """AMS per configuration against a frozen calibration (never recalibrates)."""
+    """AMS per configuration against a frozen calibration (never recalibrates), one table per condition."""
     from matchmeter.metrics.scoring import render_scores, score_runs, write_score_outputs
 
-    report = score_runs(runs, calibration, alpha=alpha)
-    paths = write_score_outputs(report, out_dir)
+    conditions = list(dict.fromkeys(condition or ["original"]))
     console = _console()
-    render_scores(report, console)
-    console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
+    for cond in conditions:
+        report = score_runs(runs, calibration, alpha=alpha, condition=cond, allow_partial=allow_partial)
+        paths = write_score_outputs(report, out_dir, "scores" if len(conditions) == 1 else f"scores-{cond}")
+        render_scores(report, console)
+        console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
 
 
 # ------------------------------------------------------------------ agents (CLI adapter profiles)
@@ -339,6 +345,8 @@ def report(
     bootstrap: int = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for AMS intervals."),
     draws: int = typer.Option(10_000, "--draws", min=1, help="Adapted-1 draws."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and the Adapted-1 draws."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Score configurations that miss calibrated tasks, "
+                                       "marked PARTIAL (refused by default)."),
     quiet: bool = typer.Option(False, help="Do not print the tables."),
 ) -> None:
     """Tables (terminal, CSV, JSON) and one self-contained HTML report with plots."""
@@ -346,11 +354,26 @@ def report(
     from matchmeter.report.render import render_tables
 
     summary = write_report(runs, calibration, out, tables_dir=tables_dir, task_paths=tasks or [],
-                           n_resamples=bootstrap, seed=seed, n_draws=draws)
+                           n_resamples=bootstrap, seed=seed, n_draws=draws, allow_partial=allow_partial)
     console = _console()
     if not quiet:
         render_tables(summary.tables, console)
     console.print(summary_line(summary), highlight=False, soft_wrap=True)
+
+
+# ------------------------------------------------------------------ view (local web UI)
+
+
+@app.command("view")
+def view(
+    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out) and calibration files."),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one)."),
+) -> None:
+    """Local read-only web UI on 127.0.0.1: runs, task grid, executions side by side, optimizer audit."""
+    from matchmeter.report.view import serve
+
+    serve(paths, port, lambda url: _console().print(f"matchmeter view on {url} (read-only; Ctrl-C stops)",
+                                                    highlight=False))
 
 
 # ------------------------------------------------------------------ entry point

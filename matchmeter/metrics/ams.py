@@ -12,7 +12,9 @@ Choices the SPEC leaves open, made here:
 - z(i) counts a reference configuration as failing a task when its attempt-mean reward is 0.
 - A configuration with any null cost cannot be placed on the budget grid: it is excluded from the
   score table with the reason, never scored as if the cost were 0.
-- A stratum with no scored task gets NaN columns and the macro averages the strata that have tasks.
+- Coverage (`metrics.coverage`): every configuration must have run every calibrated task, or
+  scoring refuses it; with `allow_partial` it is scored over what it ran (a stratum with no task gets
+  NaN columns and the macro averages the strata that have tasks) and its row says PARTIAL.
 """
 
 from __future__ import annotations
@@ -128,14 +130,14 @@ class Coded(NamedTuple):
     stratum: np.ndarray  # index into STRATA per row
 
 
-def encode(df: pd.DataFrame, cuts: StrataCuts) -> Coded:
+def encode(df: pd.DataFrame, cuts: StrataCuts, require_all: bool = True) -> Coded:
     """Factorise once; check coverage (see `check_coverage`) on the way."""
     import numpy as np
     import pandas as pd
 
     cfg, cfg_names = pd.factorize(df["configuration_id"], sort=True)
     task, task_names = pd.factorize(df["task_id"], sort=True)
-    check_coverage(df, cuts.task_strata, (cfg, np.asarray(cfg_names), task, np.asarray(task_names)))
+    check_coverage(df, cuts.task_strata, (cfg, np.asarray(cfg_names), task, np.asarray(task_names)), require_all)
     of_task = np.array([STRATA.index(cuts.task_strata[t]) for t in task_names], dtype=int)
     return Coded(np.asarray(cfg_names), cfg, np.asarray(task_names), task, of_task[task])
 
@@ -182,7 +184,7 @@ def execution_terms(reward: np.ndarray, cost: np.ndarray, stratum: np.ndarray, c
     return terms
 
 
-def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None) -> pd.DataFrame:
+def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None, require_all: bool = True) -> pd.DataFrame:
     """TQ_s, AUBQC_s, EFR_s per (configuration_id, stratum), with task and execution counts.
 
     Vectorised with integer codes and `np.bincount` (pandas groupby costs ~5x more at 10^4 rows).
@@ -193,13 +195,13 @@ def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None) 
     import numpy as np
     import pandas as pd
 
-    c = encode(df, cuts)
+    c = encode(df, cuts, require_all)
     terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float), c.stratum, cuts)
     weighted = terms * execution_weights(df, unit_col)[:, None]
     n_s, n_t = len(STRATA), len(c.task_names)
     pair = c.cfg * n_t + c.task
     per_task = np.stack([np.bincount(pair, weighted[:, j], minlength=len(c.cfg_names) * n_t) for j in range(3)], 1)
-    ran = np.bincount(pair, minlength=len(c.cfg_names) * n_t) > 0  # every pair ran (coverage checked)
+    ran = np.bincount(pair, minlength=len(c.cfg_names) * n_t) > 0  # pairs that ran (all, unless partial)
     pair_group = (np.arange(len(ran)) // n_t) * n_s + np.array([STRATA.index(cuts.task_strata[t]) for t in c.task_names])[
         np.arange(len(ran)) % n_t]
     n_groups = len(c.cfg_names) * n_s
@@ -215,8 +217,9 @@ def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None) 
     })
 
 
-def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str], codes: tuple | None = None) -> None:
-    """Every scored task must be calibrated, and every configuration must have run every scored task."""
+def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str], codes: tuple | None = None,
+                   require_all: bool = True) -> None:
+    """Every scored task must be calibrated, and (`require_all`) every configuration must have run every scored task."""
     import numpy as np
     import pandas as pd
 
@@ -235,7 +238,7 @@ def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str], codes: tupl
         )
     ran = np.zeros((len(cfg_names), len(task_names)), dtype=bool)
     ran[cfg, task] = True
-    if not ran.all():
+    if require_all and not ran.all():
         g = int(np.flatnonzero(~ran.all(axis=1))[0])
         missing = [str(t) for t in np.asarray(task_names)[~ran[g]]]
         raise UserError(
@@ -256,13 +259,17 @@ def macro_ams(comp: pd.DataFrame, alpha: float, use_efr: bool = True) -> pd.Seri
     return per.groupby("configuration_id")["ams_s"].mean().rename("ams")
 
 
-def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None) -> Scores:
-    """Wide AMS table: configuration_id, rank, ams, n_tasks, n_executions, {tq,aubqc,efr,ams}_{stratum}.
+def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None,
+          allow_partial: bool = False) -> Scores:
+    """Wide AMS table: configuration_id, rank, ams, n_tasks, n_executions, coverage, {tq,aubqc,efr,ams}_{stratum}.
 
     Configurations with a null cost are excluded (listed in `Scores.excluded`); rows are sorted by AMS
-    descending, ties by configuration id, and `rank` is the competition rank (1 = best).
+    descending, ties by configuration id, and `rank` is the competition rank (1 = best). A configuration
+    that misses a calibrated task is refused (UserError) unless `allow_partial`; then `coverage` is PARTIAL.
     """
     import pandas as pd
+
+    from matchmeter.metrics.coverage import FULL, PARTIAL, require_full_coverage
 
     if not 0 <= alpha <= 1:
         raise UserError(f"alpha {alpha:g} outside [0, 1]", "--alpha", "pick a weight between 0 and 1 (default 0.5)")
@@ -274,13 +281,16 @@ def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit
     kept = df.loc[~df["configuration_id"].isin(list(excluded))]
     if kept.empty:
         return Scores(pd.DataFrame(columns=score_columns()), excluded)
-    comp = components(kept, cuts, unit_col)
+    check_coverage(kept, cuts.task_strata, require_all=False)  # an uncalibrated task is an error either way
+    gaps = require_full_coverage(kept, cuts.task_strata, allow_partial)
+    comp = components(kept, cuts, unit_col, require_all=not allow_partial)
     comp["ams_s"] = stratum_ams(comp, alpha)
     wide = comp.pivot(index="configuration_id", columns="stratum", values=["tq", "aubqc", "efr", "ams_s"])
     wide.columns = [f"{'ams' if m == 'ams_s' else m}_{s}" for m, s in wide.columns]
     wide = wide.reindex(columns=[c for c in score_columns() if "_" in c and c.split("_")[-1] in STRATA])
     totals = comp.groupby("configuration_id").agg(n_tasks=("n_tasks", "sum"), n_executions=("n_executions", "sum"))
     table = totals.join(macro_ams(comp, alpha)).join(wide).reset_index()
+    table["coverage"] = [PARTIAL if c in gaps else FULL for c in table["configuration_id"]]
     table = table.sort_values(["ams", "configuration_id"], ascending=[False, True], kind="stable")
     table.insert(1, "rank", table["ams"].rank(method="min", ascending=False).astype(int))
     return Scores(table[score_columns()].reset_index(drop=True), excluded)
@@ -289,7 +299,7 @@ def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit
 def score_columns() -> list[str]:
     """Column order of the score table."""
     per = [f"{m}_{s}" for s in STRATA for m in ("tq", "aubqc", "efr", "ams")]
-    return ["configuration_id", "rank", "ams", "n_tasks", "n_executions", *per]
+    return ["configuration_id", "rank", "ams", "n_tasks", "n_executions", "coverage", *per]
 
 
 def _first_reason(rows: pd.DataFrame) -> str:
@@ -300,7 +310,8 @@ def _first_reason(rows: pd.DataFrame) -> str:
     return "no reason recorded"
 
 
-def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None) -> pd.DataFrame:
+def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit_col: str | None = None,
+              allow_partial: bool = False) -> pd.DataFrame:
     """Full AMS against "no AUBQC" (α=1), "no TQ" (α=0) and "no EFR" (factor dropped).
 
     One row per variant: winner, Spearman ρ with full AMS over configurations, the largest absolute
@@ -308,10 +319,12 @@ def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, 
     """
     import pandas as pd
 
+    from matchmeter.metrics.coverage import require_full_coverage
     from matchmeter.metrics.stats import rank_agreement
 
     scored = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
-    comp = components(scored, cuts, unit_col)
+    require_full_coverage(scored, cuts.task_strata, allow_partial)
+    comp = components(scored, cuts, unit_col, require_all=not allow_partial)
     full = macro_ams(comp, alpha)
     variants = {"full": full, "no_aubqc": macro_ams(comp, 1.0), "no_tq": macro_ams(comp, 0.0),
                 "no_efr": macro_ams(comp, alpha, use_efr=False)}
@@ -326,18 +339,25 @@ def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, 
 
 
 def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, n_resamples: int = 1000,
-                     seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+                     seed: int = 0, level: float = 0.95, allow_partial: bool = False) -> pd.DataFrame:
     """Percentile CI of macro AMS per configuration: tasks resampled within their stratum, then executions.
 
     Executions inside a task are resampled uniformly (pooled units are not re-weighted here).
-    Configurations with a null cost are left out, as in `score`.
+    Configurations with a null cost are left out, as in `score`. With `allow_partial`, configurations
+    are bootstrapped in groups that ran the same task set (same seed), each over its own tasks.
     """
     import numpy as np
+    import pandas as pd
 
     from matchmeter.metrics.stats import bootstrap_ci
 
     df = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
-    check_coverage(df, cuts.task_strata)
+    check_coverage(df, cuts.task_strata, require_all=not allow_partial)
+    task_sets = df.groupby("configuration_id")["task_id"].agg(lambda s: tuple(sorted(set(s))))
+    if task_sets.nunique() > 1:
+        return pd.concat([bootstrap_ams_ci(df.loc[df["configuration_id"].isin(list(group.index))], cuts, alpha,
+                                           n_resamples, seed, level, allow_partial=False)
+                          for _, group in task_sets.groupby(task_sets)], ignore_index=True)
     terms = execution_terms(df["reward"].to_numpy(float), df["cost_usd"].to_numpy(float),
                             stratum_codes(df["task_id"], cuts), cuts)
     frame = df[["configuration_id", "task_id"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2])

@@ -5,7 +5,10 @@ the reference configurations, every reference task with its effort and stratum, 
 expensive-failure thresholds, α, the quantile levels and method, the price table id and a sha256
 digest of the reference rows. Scoring reads it unchanged; a scored task outside it is an error.
 Only executions on Original descriptions (`description_origin == "original"`, when the column
-exists) calibrate. Reference executions with an unknown cost make calibration fail: a grid built
+exists) calibrate; on an evaluation directory only the Original condition does, and each execution counts
+once (a pooled unit whose selection fell back to Original shares the Original execution, and
+conditions.parquet holds that execution once per unit it serves). Probe tasks never calibrate.
+Reference executions with an unknown cost make calibration fail: a grid built
 on partial costs would silently move every score.
 """
 
@@ -90,9 +93,15 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
         UserError: unknown reference configuration, no Original executions, null reference costs,
             fewer than three tasks, or a reference configuration missing a task.
     """
-    ref = df
+    from matchmeter.metrics.trust import split_probes
+
+    ref = split_probes(df)[0]
     if "description_origin" in ref.columns:
         ref = ref.loc[ref["description_origin"].fillna("original") == "original"]
+    if "condition" in ref.columns:
+        ref = ref.loc[ref["condition"].isna() | (ref["condition"] == "original")]
+    if "execution_key" in ref.columns:
+        ref = ref.loc[ref["execution_key"].isna() | ~ref["execution_key"].duplicated()]
     present = sorted(ref["configuration_id"].unique())
     chosen = list(reference_config_ids) or present
     unknown = sorted(set(chosen) - set(present))

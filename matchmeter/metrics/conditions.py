@@ -49,13 +49,44 @@ def condition_view(df: pd.DataFrame, condition: str) -> pd.DataFrame:
     raise UserError(f"unknown condition {condition!r}", "condition_view", f"use one of {', '.join(CONDITIONS)}")
 
 
+def select_condition(df: pd.DataFrame, condition: str) -> pd.DataFrame:
+    """The rows of one condition from a table that may mix plain runs and evaluation directories.
+
+    Rows without a condition (plain runs) count as Original when their description is the Original
+    one, and belong to no condition otherwise. A table without a `condition` column is all Original.
+
+    Raises:
+        UserError: an unknown condition, or a condition other than Original asked of plain runs.
+    """
+    if condition not in CONDITIONS:
+        hint = "; adapted1 is computed from pooled executions by `matchmeter report`" if condition == "adapted1" else ""
+        raise UserError(f"unknown condition {condition!r}", "--condition", f"use one of {', '.join(CONDITIONS)}{hint}")
+    if "condition" not in df.columns:
+        if condition != "original":
+            raise UserError(f"condition {condition!r} asked of runs without conditions", "--condition",
+                            "pass an evaluation directory (matchmeter evaluate --out) or use --condition original")
+        return df
+    cond = df["condition"].astype(object)
+    is_orig = (df["description_origin"].fillna("original") == "original") if "description_origin" in df.columns else True
+    labelled = df.assign(condition=cond.where(cond.notna() | ~is_orig, "original"))
+    if "source" not in labelled.columns:
+        labelled["source"] = None
+    return condition_view(labelled.loc[labelled["condition"].notna()], condition)
+
+
+def unit_column(condition: str) -> str | None:
+    """Pooled and Cross-only tasks hold several source units: average within each unit first."""
+    return "source" if condition in ("pooled", "cross_only") else None
+
+
 class ConditionReport(NamedTuple):
     per_pair: pd.DataFrame  # condition, configuration_id, mean_reward, mean_cost_usd, ams
     per_condition: pd.DataFrame  # condition, n_pairs, macro_ams, leader
 
 
-def condition_report(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.DEFAULT_ALPHA) -> ConditionReport:
-    """Per condition and configuration: task-macro mean reward and cost, and AMS; macro AMS and leader."""
+def condition_report(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.DEFAULT_ALPHA,
+                     allow_partial: bool = False) -> ConditionReport:
+    """Per condition and configuration: task-macro mean reward and cost, AMS and coverage; macro AMS and leader."""
     import pandas as pd
 
     pairs, summary = [], []
@@ -63,20 +94,23 @@ def condition_report(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.
         view = condition_view(df, cond)
         if view.empty:
             continue
-        unit = "source" if cond in ("pooled", "cross_only") else None
+        unit = unit_column(cond)
         w = ams.execution_weights(view, unit)
         per_task = view[["configuration_id", "task_id"]].assign(
             r=view["reward"].to_numpy(float) * w, c=view["cost_usd"].to_numpy(float) * w
         ).groupby(["configuration_id", "task_id"]).agg(r=("r", "sum"), c=("c", lambda s: s.sum(min_count=len(s))))
         means = per_task.groupby(level="configuration_id").agg(mean_reward=("r", "mean"),
                                                                mean_cost_usd=("c", lambda s: s.mean(skipna=False)))
-        scores = ams.score(view, cuts, alpha, unit_col=unit).table.set_index("configuration_id")["ams"]
-        table = means.join(scores).reset_index().assign(condition=cond)
+        scored_table = ams.score(view, cuts, alpha, unit_col=unit, allow_partial=allow_partial).table
+        scores = scored_table.set_index("configuration_id")["ams"]
+        table = means.join(scored_table.set_index("configuration_id")[["ams", "coverage"]]).reset_index().assign(
+            condition=cond)
         pairs.append(table)
         scored = scores.dropna()
         summary.append({"condition": cond, "n_pairs": len(table), "macro_ams": float(scored.mean()) if len(scored) else float("nan"),
                         "leader": scored.sort_index().idxmax() if len(scored) else None})
-    per_pair = pd.concat(pairs, ignore_index=True)[["condition", "configuration_id", "mean_reward", "mean_cost_usd", "ams"]]
+    per_pair = pd.concat(pairs, ignore_index=True)[["condition", "configuration_id", "mean_reward", "mean_cost_usd", "ams",
+                                                    "coverage"]]
     return ConditionReport(per_pair, pd.DataFrame(summary))
 
 
@@ -88,10 +122,15 @@ class AdaptedOne(NamedTuple):
     exact_order_share: float  # share of draws reproducing the Pooled ordering exactly
     pooled_ams: pd.Series  # the Pooled AMS the orderings are compared against
     n_draws: int
+    per_target: pd.DataFrame  # per target: mean over draws and 95% draw interval of reward, cost, AMS
 
 
-def unit_terms(df: pd.DataFrame, cuts: ams.StrataCuts) -> tuple[np.ndarray, list[str], list[str], list[str]]:
-    """Pooled executions → X[target, task, source, (TQ, AUBQC, EFR) terms], attempts averaged per unit.
+DRAW_VALUES = ("mean_reward", "mean_cost_usd", "ams")
+
+
+def unit_terms(df: pd.DataFrame, cuts: ams.StrataCuts,
+               with_cost: bool = False) -> tuple[np.ndarray, list[str], list[str], list[str]]:
+    """Pooled executions → X[target, task, source, (TQ, AUBQC, EFR[, cost]) terms], attempts averaged per unit.
 
     Raises:
         UserError: a missing (target, task, source) unit, unknown costs, or an uncalibrated task.
@@ -108,15 +147,17 @@ def unit_terms(df: pd.DataFrame, cuts: ams.StrataCuts) -> tuple[np.ndarray, list
                         "price its model, or leave the target out of Adapted-1")
     terms = ams.execution_terms(pooled["reward"].to_numpy(float), pooled["cost_usd"].to_numpy(float),
                                 ams.stratum_codes(pooled["task_id"], cuts), cuts)
-    frame = pooled[["configuration_id", "task_id", "source"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2])
-    unit = frame.groupby(["configuration_id", "task_id", "source"])[["tq", "aubqc", "efr"]].mean()
+    cols = ["tq", "aubqc", "efr", *(["cost"] if with_cost else [])]
+    frame = pooled[["configuration_id", "task_id", "source"]].assign(tq=terms[:, 0], aubqc=terms[:, 1], efr=terms[:, 2],
+                                                                     cost=pooled["cost_usd"].to_numpy(float))
+    unit = frame.groupby(["configuration_id", "task_id", "source"])[cols].mean()
     targets, tasks, sources = (sorted(pooled[c].astype(str).unique()) for c in ("configuration_id", "task_id", "source"))
     full = unit.reindex(pd.MultiIndex.from_product([targets, tasks, sources]))
     if full.isna().any().any():
         g, t, k = full.index[full.isna().any(axis=1)][0]
         raise UserError(f"no pooled execution of target {g!r} on task {t!r} with source {k!r}", "conditions table",
                         "every target needs every task under every source's description")
-    return full.to_numpy().reshape(len(targets), len(tasks), len(sources), 3), targets, tasks, sources
+    return full.to_numpy().reshape(len(targets), len(tasks), len(sources), len(cols)), targets, tasks, sources
 
 
 def _ams_from_task_terms(x: np.ndarray, masks: np.ndarray, alpha: float) -> np.ndarray:
@@ -136,31 +177,54 @@ def min_ranks(values: np.ndarray) -> np.ndarray:
     return 1 + (v[..., None, :] > v[..., :, None]).sum(axis=-1)
 
 
+def draw_values(x: np.ndarray, masks: np.ndarray, alpha: float, draws: np.ndarray) -> np.ndarray:
+    """Per draw (rows of `draws`: a source index per task) and target: task-macro mean reward, mean cost
+    and AMS, as an array (n_draws, G, 3). `x` is `unit_terms(..., with_cost=True)`."""
+    import numpy as np
+
+    picked = x[:, np.arange(x.shape[1])[None, :], draws]  # (G, b, T, 4)
+    out = np.empty((len(draws), x.shape[0], 3))
+    out[..., 0] = picked[..., 0].mean(axis=-1).T
+    out[..., 1] = picked[..., 3].mean(axis=-1).T
+    out[..., 2] = _ams_from_task_terms(picked[..., :3], masks, alpha).T
+    return out
+
+
+def draw_intervals(values: np.ndarray, targets: list[str], level: float = 0.95) -> pd.DataFrame:
+    """Mean over draws and the central `level` interval of the draw distribution (linear quantiles)."""
+    import numpy as np
+    import pandas as pd
+
+    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2], axis=0, method=ams.QUANTILE_METHOD)
+    cols = {}
+    for j, name in enumerate(DRAW_VALUES):
+        cols[name] = values[:, :, j].mean(axis=0)
+        cols[f"{name}_low"], cols[f"{name}_high"] = lo[:, j], hi[:, j]
+    return pd.DataFrame(cols, index=pd.Index(targets, name="configuration_id"))
+
+
 def adapted_one(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.DEFAULT_ALPHA, n_draws: int = 10_000,
-                seed: int = 0, chunk: int = 2_000) -> AdaptedOne:
+                seed: int = 0, chunk: int = 2_000, level: float = 0.95) -> AdaptedOne:
     """Adapted-1: per draw, one source per task shared by all targets; no Python loop over draws
     (draws are processed in vectorised chunks only to bound memory)."""
     import numpy as np
     import pandas as pd
 
-    x, targets, tasks, sources = unit_terms(df, cuts)
+    x, targets, tasks, sources = unit_terms(df, cuts, with_cost=True)
     labels = np.array([cuts.task_strata[t] for t in tasks])
     masks = np.array([labels == s for s in ams.STRATA if (labels == s).any()], dtype=float)
-    pooled = _ams_from_task_terms(x.mean(axis=2), masks, alpha)  # (G,)
+    pooled = _ams_from_task_terms(x[..., :3].mean(axis=2), masks, alpha)  # (G,)
     pooled_ranks = min_ranks(pooled)
     draws = np.random.default_rng(seed).integers(0, len(sources), size=(n_draws, len(tasks)))
-    first = np.zeros(len(targets))
-    exact = 0
-    t_idx = np.arange(len(tasks))[None, :]
+    values = np.empty((n_draws, len(targets), 3))
     for start in range(0, n_draws, chunk):
-        d = draws[start:start + chunk]
-        scores = _ams_from_task_terms(x[:, t_idx, d], masks, alpha).T  # (b, G)
-        ranks = min_ranks(scores)
-        is_first = ranks == 1
-        first += (is_first / is_first.sum(axis=1, keepdims=True)).sum(axis=0)
-        exact += int((ranks == pooled_ranks).all(axis=1).sum())
+        values[start:start + chunk] = draw_values(x, masks, alpha, draws[start:start + chunk])
+    ranks = min_ranks(values[..., 2])
+    is_first = ranks == 1
+    first = (is_first / is_first.sum(axis=1, keepdims=True)).sum(axis=0)
+    exact = int((ranks == pooled_ranks).all(axis=1).sum())
     return AdaptedOne(pd.Series(first / n_draws, index=targets, name="first_share"), exact / n_draws,
-                      pd.Series(pooled, index=targets, name="ams"), n_draws)
+                      pd.Series(pooled, index=targets, name="ams"), n_draws, draw_intervals(values, targets, level))
 
 
 # ------------------------------------------------------------------ Cross-only and Self
@@ -210,7 +274,9 @@ def core_fidelity(df: pd.DataFrame, cuts: ams.StrataCuts, core_task_ids: Sequenc
     from matchmeter.metrics.stats import rank_agreement
 
     full = ams.score(df, cuts, alpha).table.set_index("configuration_id")["ams"]
-    core = ams.score(df.loc[df["task_id"].isin(list(core_task_ids))], cuts, alpha).table.set_index("configuration_id")["ams"]
+    # the Core subset is partial by construction: it is compared with Full, never ranked on its own
+    core = ams.score(df.loc[df["task_id"].isin(list(core_task_ids))], cuts, alpha,
+                     allow_partial=True).table.set_index("configuration_id")["ams"]
     return rank_agreement(full, core)
 
 

@@ -1,10 +1,16 @@
-"""`matchmeter score`: runs + a frozen calibration → AMS table, rendered and written as CSV and JSON.
+"""`matchmeter score`: runs + a frozen calibration → one AMS table per description condition, rendered
+and written as CSV and JSON.
 
-Outputs in the chosen directory::
+Outputs in the chosen directory (one condition: `scores.*`; several: `scores-<condition>.*` each)::
 
     <out-dir>/
-      scores.csv     one row per configuration (columns: `ams.score_columns()`)
-      scores.json    {"calibration": {...provenance...}, "scores": [...rows...], "excluded": {cfg: reason}}
+      scores.csv     one row per configuration (columns: `ams.score_columns()` + `trust`)
+      scores.json    {"condition", "calibration": {...provenance...}, "simulated", "scores": [...rows...],
+                      "partial": {cfg: missing task ids}, "trust": {cfg: state}, "excluded": {cfg: reason}}
+
+An evaluation directory (it holds conditions.parquet) is scored one condition at a time (`--condition`,
+default original): rows of different conditions are never averaged into one AMS. Probe executions
+(`metrics.trust`) decide the trust column and are not scored.
 """
 
 from __future__ import annotations
@@ -27,15 +33,23 @@ class ScoreReport(NamedTuple):
     calibration: Calibration
     calibration_path: Path
     simulated: bool
+    condition: str = "original"
+    trust: dict[str, str] = {}
+    partial: dict[str, list[str]] = {}
 
 
-def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None) -> ScoreReport:
-    """Load runs, check them against the calibration (tasks, price table) and score them.
+def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None,
+               condition: str = "original", allow_partial: bool = False) -> ScoreReport:
+    """Load runs, check them against the calibration (tasks, price table) and score one condition.
 
     Raises:
-        UserError: bad tables, a task the calibration does not cover, a different price table.
+        UserError: bad tables, a task the calibration does not cover, a different price table, a
+            condition the runs do not hold, or (without `allow_partial`) incomplete coverage.
     """
+    from matchmeter.metrics.conditions import select_condition, unit_column
+    from matchmeter.metrics.coverage import coverage_gaps
     from matchmeter.metrics.table import load_results
+    from matchmeter.metrics.trust import split_probes, trust_states
 
     cal = read_calibration(calibration_path)
     tables = load_results(run_dirs)
@@ -43,27 +57,40 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
         raise UserError(
             f"runs were priced with {tables.price_table_id!r} but the calibration with {cal.price_table_id!r}",
             str(calibration_path), "calibrate and score with one price table, or re-price the runs")
-    frame = tables.frame
+    trust = trust_states(tables.frame)
+    frame = select_condition(split_probes(tables.frame)[0], condition)
+    if frame.empty:
+        raise UserError(f"no executions under condition {condition!r}", ", ".join(map(str, run_dirs)),
+                        "pick a condition these runs hold (matchmeter evaluate --conditions)")
     simulated = bool("simulated" in frame.columns and frame["simulated"].fillna(False).astype(bool).any())
-    scores = ams.score(frame, cal.cuts(), cal.alpha if alpha is None else alpha)
-    return ScoreReport(scores, cal, Path(calibration_path), simulated)
+    cuts = cal.cuts()
+    scores = ams.score(frame, cuts, cal.alpha if alpha is None else alpha, unit_col=unit_column(condition),
+                       allow_partial=allow_partial)
+    scores.table["trust"] = [trust.get(c, "not probed") for c in scores.table["configuration_id"]]
+    scored = set(scores.table["configuration_id"])
+    partial = {c: m for c, m in coverage_gaps(frame, cuts.task_strata).items() if c in scored}
+    return ScoreReport(scores, cal, Path(calibration_path), simulated, condition,
+                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial)
 
 
-def write_score_outputs(report: ScoreReport, out_dir: Path) -> list[Path]:
-    """Write scores.csv and scores.json (atomically); returns the two paths."""
+def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
+    """Write <stem>.csv and <stem>.json (atomically); returns the two paths."""
     from matchmeter.metrics.table import atomic_write_text
 
     out_dir = Path(out_dir)
     table = report.scores.table
-    csv_path, json_path = out_dir / "scores.csv", out_dir / "scores.json"
+    csv_path, json_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.json"
     atomic_write_text(csv_path, table.to_csv(index=False))
     cal = report.calibration
     payload = {
+        "condition": report.condition,
         "calibration": {"path": str(report.calibration_path), "reference_digest": cal.reference_digest,
                         "alpha": cal.alpha, "price_table_id": cal.price_table_id,
                         "reference_configuration_ids": cal.reference_configuration_ids},
         "simulated": report.simulated,
         "scores": json.loads(table.to_json(orient="records")),
+        "partial": report.partial,
+        "trust": report.trust,
         "excluded": report.scores.excluded,
     }
     atomic_write_text(json_path, json.dumps(payload, indent=2) + "\n")
@@ -71,10 +98,10 @@ def write_score_outputs(report: ScoreReport, out_dir: Path) -> list[Path]:
 
 
 def render_scores(report: ScoreReport, console: Console) -> None:
-    """Rich table: per configuration AMS, TQ AUBQC EFR per stratum and the execution count (n)."""
+    """Rich table: per configuration AMS, TQ AUBQC EFR per stratum, execution count, coverage and trust."""
     from rich.table import Table
 
-    title = "AMS" + (" — SIMULATED" if report.simulated else "")
+    title = f"AMS — condition {report.condition}" + (" — SIMULATED" if report.simulated else "")
     table = Table(title=title, caption="per stratum: TQ AUBQC EFR")
     table.add_column("#", justify="right")
     table.add_column("config", overflow="fold")
@@ -82,10 +109,16 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     for s in ams.STRATA:
         table.add_column(s, justify="right", no_wrap=True)
     table.add_column("n", justify="right")
+    table.add_column("coverage")
+    table.add_column("trust")
     for row in report.scores.table.itertuples(index=False):
         cells = [f"{getattr(row, f'tq_{s}'):.2f} {getattr(row, f'aubqc_{s}'):.2f} {getattr(row, f'efr_{s}'):.2f}"
                  for s in ams.STRATA]
-        table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions))
+        table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions),
+                      row.coverage, row.trust)
     console.print(table)
+    for cfg, missing in report.partial.items():
+        console.print(f"[yellow]PARTIAL:[/] {cfg}: no execution on {len(missing)} calibrated task(s): "
+                      f"{', '.join(missing)}", highlight=False, soft_wrap=True)
     for cfg, reason in report.scores.excluded.items():
         console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False, soft_wrap=True)

@@ -35,13 +35,13 @@ caption{text-align:left;font-weight:bold;padding:4px 0;font-size:14px}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}
 th{background:#f1f1f1;white-space:normal;max-width:110px;vertical-align:bottom}td.s{text-align:left}tr.untrusted td{background:#fff2cc}
 .tag{display:inline-block;font-size:11px;font-weight:bold;padding:1px 6px;border-radius:3px;margin-left:6px;color:#fff}
-.tag.sim{background:#b00020}.tag.untr{background:#b26a00}
+.tag.sim{background:#b00020}.tag.untr{background:#b26a00}.tag.part{background:#5a3d99}
 .wide{overflow-x:auto}figure{margin:12px 0}figcaption{font-size:12px;color:#555}
 """
 
 # Section layout: (heading, plot builder key or None, table names in order).
 SECTIONS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("Configurations (Table 1)", "ams_bars", ("table1_configurations", "table1_leaders")),
+    ("Configurations (Table 1)", "ams_bars", ("table1_configurations", "table1_leaders", "pass_k")),
     ("Budget–quality curves", "budget_quality", ()),
     ("Reward vs cost frontier", "frontier", ("frontier",)),
     ("Per-task heat map", "heatmap", ()),
@@ -71,6 +71,8 @@ def html_table(df: pd.DataFrame, name: str) -> str:
         tags += '<span class="tag sim">SIMULATED</span>'
     if df.attrs.get("untrusted"):
         tags += f'<span class="tag untr">UNTRUSTED: {escape(", ".join(df.attrs["untrusted"]))}</span>'
+    if df.attrs.get("partial"):
+        tags += f'<span class="tag part">PARTIAL: {escape(", ".join(df.attrs["partial"]))}</span>'
     # <wbr> after underscores lets long column names wrap inside narrow header cells
     head = "".join(f"<th>{escape(str(c)).replace('_', '_<wbr>')}</th>" for c in df.columns)
     numeric = {c: is_numeric_dtype(df[c]) and df[c].dtype != bool for c in df.columns}
@@ -139,12 +141,13 @@ def render_html(tables: Mapping[str, pd.DataFrame], calibration: Calibration, ru
 
 def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *, tables_dir: Path | None = None,
                  task_paths: Sequence[Path] = (), n_resamples: int = 1000, seed: int = 0,
-                 n_draws: int = 10_000) -> ReportSummary:
+                 n_draws: int = 10_000, allow_partial: bool = False) -> ReportSummary:
     """Load runs, build every table, write the HTML page and the tables (CSV + JSON).
 
     Raises:
         UserError: bad tables, a calibration that does not cover the tasks, runs priced differently
-            from the calibration, or an output path that is a directory.
+            from the calibration, incomplete coverage without `allow_partial`, or an output path that is a
+            directory.
     """
     from matchmeter.metrics.calibration import read_calibration
     from matchmeter.metrics.table import atomic_write_text, load_results
@@ -163,7 +166,7 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
     tasks = task_context(run_dirs, task_paths)
     tables = build_tables(loaded.frame, cal, reference_paths=tasks.reference_paths, run_dirs=run_dirs,
                           core_task_ids=tasks.core_task_ids, n_resamples=n_resamples, seed=seed, n_draws=n_draws,
-                          task_note=tasks.note)
+                          task_note=tasks.note, allow_partial=allow_partial)
     atomic_write_text(out, render_html(tables, cal, run_dirs))
     out.chmod(0o644)  # the temp-file write leaves 0600; a report is meant to be opened and shared
     paths = write_tables(tables, tables_dir or out.with_name(f"{out.stem}-tables"))

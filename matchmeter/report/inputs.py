@@ -10,7 +10,9 @@ The report never imports the runner: it reads the run store's files by their doc
       executions/<execution-key>/    result.json, trajectory.json
 
 `ReportContext` splits the table once into the views every table needs (the Original view that
-Table 1 scores, the conditions frame) and records which configurations are SIMULATED or untrusted.
+Table 1 scores, the conditions frame) and records which configurations are SIMULATED, what their trust
+state is (trusted / UNTRUSTED / not probed, `metrics.trust`) and which are scored PARTIAL (allowed only
+with `allow_partial`; `metrics.coverage`). Probe executions decide trust and are not scored.
 """
 
 from __future__ import annotations
@@ -37,20 +39,30 @@ class ReportContext(NamedTuple):
     cuts: StrataCuts
     alpha: float
     simulated: frozenset[str]  # configuration ids with any simulated row
-    untrusted: frozenset[str]  # configuration ids with any row whose trusted flag is False
+    untrusted: frozenset[str]  # configuration ids whose trust state is UNTRUSTED
+    trust: Mapping[str, str] = {}  # configuration id -> trusted | UNTRUSTED | not probed
+    partial: frozenset[str] = frozenset()  # configurations scored over part of the calibrated tasks
+    allow_partial: bool = False
 
     def flags(self, configurations: Iterable[str | None]) -> str:
-        """'SIMULATED' and/or 'UNTRUSTED' when any named configuration is."""
+        """'SIMULATED', 'UNTRUSTED' and/or 'PARTIAL' when any named configuration is."""
         names = {c for c in configurations if c}
         out = []
         if names & self.simulated:
             out.append("SIMULATED")
         if names & self.untrusted:
             out.append("UNTRUSTED")
+        if names & self.partial:
+            out.append("PARTIAL")
         return " ".join(out)
 
+    def trust_of(self, configuration: str) -> str:
+        from matchmeter.metrics.trust import NOT_PROBED
 
-def make_context(frame: pd.DataFrame, cuts: StrataCuts, alpha: float) -> ReportContext:
+        return self.trust.get(configuration, NOT_PROBED)
+
+
+def make_context(frame: pd.DataFrame, cuts: StrataCuts, alpha: float, allow_partial: bool = False) -> ReportContext:
     """Split a validated results table into the report's views.
 
     Rows of a mixed table without a condition (plain runs beside evaluate runs) count as Original
@@ -58,11 +70,16 @@ def make_context(frame: pd.DataFrame, cuts: StrataCuts, alpha: float) -> ReportC
     """
     import pandas as pd
 
+    from matchmeter.metrics.coverage import coverage_gaps
+    from matchmeter.metrics.trust import UNTRUSTED, split_probes, trust_states
+
+    trust = trust_states(frame)
+    frame = split_probes(frame)[0]
+
     def configs_where(mask: pd.Series) -> frozenset[str]:
         return frozenset(frame.loc[mask, "configuration_id"].astype(str))
 
     sim = frame["simulated"].fillna(False).astype(bool) if "simulated" in frame.columns else pd.Series(False, frame.index)
-    trusted = frame["trusted"].fillna(True).astype(bool) if "trusted" in frame.columns else pd.Series(True, frame.index)
     conditions = None
     original = frame
     if "condition" in frame.columns:
@@ -81,7 +98,12 @@ def make_context(frame: pd.DataFrame, cuts: StrataCuts, alpha: float) -> ReportC
     if original.empty:
         raise UserError("no executions on Original descriptions", "results tables",
                         "include the Original run (or the evaluate run's Original condition)")
-    return ReportContext(frame, original, conditions, cuts, alpha, configs_where(sim), configs_where(~trusted))
+    partial = set(coverage_gaps(original, cuts.task_strata))
+    if conditions is not None:
+        for _, part in conditions.groupby("condition"):
+            partial |= set(coverage_gaps(part, cuts.task_strata))
+    return ReportContext(frame, original, conditions, cuts, alpha, configs_where(sim),
+                         frozenset(c for c, t in trust.items() if t == UNTRUSTED), trust, frozenset(partial), allow_partial)
 
 
 # ------------------------------------------------------------------ tasks and trajectories

@@ -4,7 +4,8 @@ Output layout of `write_tables`::
 
     <out-dir>/
       <name>.csv     the DataFrame, `flags` column last (SIMULATED / UNTRUSTED per row)
-      <name>.json    {"title", "label": "SIMULATED" | "", "simulated", "untrusted", "notes", "rows": [...]}
+      <name>.json    {"title", "label": "SIMULATED" | "", "simulated", "untrusted", "partial",
+                      "trust": {configuration: trusted | UNTRUSTED | not probed}, "notes", "rows": [...]}
 
 Numbers are written unrounded (CSV/JSON) and rounded only for display; ∞ is written as "inf" in CSV
 and as the string "Infinity" in JSON so a strict JSON reader still accepts the file.
@@ -77,6 +78,9 @@ def render_tables(tables: Mapping[str, pd.DataFrame], console: Console, skip: fr
         if df.attrs.get("untrusted"):
             console.print(f"  [yellow]UNTRUSTED[/] (failed an anti-gaming probe): {', '.join(df.attrs['untrusted'])}",
                           highlight=False, soft_wrap=True)
+        if df.attrs.get("partial"):
+            console.print(f"  [yellow]PARTIAL[/] (scored over part of the calibrated tasks): "
+                          f"{', '.join(df.attrs['partial'])}", highlight=False, soft_wrap=True)
 
 
 def _json_safe(value: Any) -> Any:
@@ -98,7 +102,8 @@ def table_payload(df: pd.DataFrame, name: str) -> dict[str, Any]:
                 records[i][col] = _json_safe(value)
     return {"name": name, "title": str(df.attrs.get("title", name)),
             "label": "SIMULATED" if df.attrs.get("simulated") else "", "simulated": bool(df.attrs.get("simulated")),
-            "untrusted": list(df.attrs.get("untrusted", [])), "notes": list(df.attrs.get("notes", [])),
+            "untrusted": list(df.attrs.get("untrusted", [])), "partial": list(df.attrs.get("partial", [])),
+            "trust": dict(df.attrs.get("trust", {})), "notes": list(df.attrs.get("notes", [])),
             "rows": records}
 
 

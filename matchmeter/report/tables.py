@@ -2,8 +2,10 @@
 
 `build_tables` returns an ordered dict name → DataFrame. Every table carries `attrs`: `title`,
 `simulated` (any contributing row came from a `sim/` model: the table is labelled SIMULATED),
-`untrusted` (configurations with a failed anti-gaming probe in this table) and `notes`; every table
-also has a last column `flags` ('SIMULATED', 'UNTRUSTED') per row, so a CSV keeps the labels too.
+`untrusted` (configurations with a failed anti-gaming check in this table), `trust` (configuration →
+trusted | UNTRUSTED | not probed), `partial` (configurations scored over part of the calibrated tasks)
+and `notes`; every table also has a last column `flags` ('SIMULATED', 'UNTRUSTED', 'PARTIAL') per row,
+so a CSV keeps the labels too.
 Table 1 scores the Original view with `ams.score` on the frozen calibration, so its AMS and ranks
 equal `matchmeter score` on the same Original runs. Condition tables live in `report.condition_tables`.
 """
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 TITLES = {
     "table1_configurations": "Table 1 — configurations on Original descriptions",
     "table1_leaders": "Table 1 — leaders",
+    "pass_k": "pass@k and pass^k per configuration (unbiased estimators over attempts, task means)",
     "table2_ablations": "Table 2 — AMS component ablation",
     "spearman_ams_pass_rate": "Rank agreement of AMS with pass rate",
     "budget_quality": "Budget–quality curves (reward share within budget b, per stratum)",
@@ -50,7 +53,8 @@ def finish(df: pd.DataFrame, ctx: ReportContext, name: str, config_cols: Sequenc
     out["flags"] = [ctx.flags(c) for c in row_configs]
     involved = {c for cfgs in row_configs for c in cfgs}
     out.attrs = {"title": TITLES.get(name, name), "simulated": bool(involved & ctx.simulated),
-                 "untrusted": sorted(involved & ctx.untrusted), "notes": list(notes)}
+                 "untrusted": sorted(involved & ctx.untrusted), "partial": sorted(involved & ctx.partial),
+                 "trust": {c: ctx.trust_of(c) for c in sorted(involved)}, "notes": list(notes)}
     return out
 
 
@@ -69,7 +73,7 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     from matchmeter.metrics.stats import cost_of_pass
 
     f = ctx.original.assign(_p=_passed(ctx.original))
-    scores = ams.score(f, ctx.cuts, ctx.alpha)
+    scores = ams.score(f, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
     per_task = f.groupby(["configuration_id", "task_id"]).agg(r=("reward", "mean"), p=("_p", "mean"),
                                                              c=("cost_usd", lambda s: s.mean(skipna=False)))
     macro = per_task.groupby(level="configuration_id").agg(mean_reward=("r", "mean"), pass_rate=("p", "mean"),
@@ -80,10 +84,11 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     out = out.join(macro[["pass_rate", "mean_reward", "mean_cost_usd"]])
     out["cost_per_pass_usd"] = cost_of_pass(f)
     out["tokens_per_pass"] = (g["tokens_total"].sum() / out["passes"].replace(0, np.nan)).fillna(np.inf)
-    table = scores.table.set_index("configuration_id")[["rank", "ams"]]
+    table = scores.table.set_index("configuration_id")[["rank", "ams", "coverage"]]
     out = out.join(table, how="left")
     if len(table):
-        ci = ams.bootstrap_ams_ci(f, ctx.cuts, ctx.alpha, n_resamples=n_resamples, seed=seed)
+        ci = ams.bootstrap_ams_ci(f, ctx.cuts, ctx.alpha, n_resamples=n_resamples, seed=seed,
+                                  allow_partial=ctx.allow_partial)
         out = out.join(ci.set_index("configuration_id"), how="left")
     else:
         out["ci_low"], out["ci_high"] = np.nan, np.nan
@@ -91,11 +96,15 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     order = list(table.index) + sorted(set(out.index) - set(table.index))
     out = out.loc[order].reset_index()
     out["rank"] = out["rank"].astype("Int64")
-    out["trusted"] = ~out["configuration_id"].isin(ctx.untrusted)
+    out["trust"] = [ctx.trust_of(c) for c in out["configuration_id"]]
     notes = [f"{cfg}: not scored: {why}" for cfg, why in scores.excluded.items()]
+    notes += [f"{cfg}: PARTIAL: scored over the calibrated tasks it ran, not comparable with full rows"
+              for cfg in sorted(set(out["configuration_id"]) & ctx.partial)]
+    notes.append("trust: trusted = anti-gaming probes ran and passed; UNTRUSTED = a check failed; "
+                 "not probed = no probe ran (run with --with-probes)")
     notes.append(f"AMS CI: percentile bootstrap, {n_resamples} resamples (tasks within strata, then executions), seed {seed}")
     cols = ["configuration_id", "rank", "n_executions", "passes", "pass_rate", "mean_reward", "mean_cost_usd",
-            "cost_per_pass_usd", "tokens_per_pass", "ams", "ams_ci_low", "ams_ci_high", "trusted"]
+            "cost_per_pass_usd", "tokens_per_pass", "ams", "ams_ci_low", "ams_ci_high", "coverage", "trust"]
     return finish(out[cols], ctx, "table1_configurations", notes=notes)
 
 
@@ -120,7 +129,7 @@ def leaders(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
 
 def ablations(ctx: ReportContext) -> pd.DataFrame:
     """Table 2: full AMS vs no AUBQC (α=1), no TQ (α=0), no EFR: winner, Spearman ρ, largest rank shift."""
-    table = ams.ablations(ctx.original, ctx.cuts, ctx.alpha)
+    table = ams.ablations(ctx.original, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
     return finish(table, ctx, "table2_ablations", config_cols=("winner", "shifted_configuration"))
 
 
@@ -135,6 +144,24 @@ def spearman_vs_pass_rate(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     row = {"n_configurations": len(scored), "spearman": agree.spearman, "kendall": agree.kendall,
            "largest_rank_shift": agree.largest_shift, "shifted_configuration": agree.shifted_item}
     return finish(pd.DataFrame([row]), ctx, "spearman_ams_pass_rate", all_configs=True)
+
+
+def pass_k(ctx: ReportContext, max_k: int = 5) -> pd.DataFrame | None:
+    """pass@k and pass^k for k = 1 .. the fewest attempts any configuration has on a task (at most `max_k`);
+    None when that is 0 (no table). Passing = reward 1."""
+    from matchmeter.metrics.stats import pass_k_table
+
+    f = ctx.original
+    k_max = min(max_k, int(f.groupby(["configuration_id", "task_id"]).size().min()))
+    if k_max < 1:
+        return None
+    out = None
+    for k in range(1, k_max + 1):
+        part = pass_k_table(f, k).rename(columns={"pass_at_k": f"pass_at_{k}", "pass_hat_k": f"pass_hat_{k}"})
+        out = part if out is None else out.join(part)
+    assert out is not None
+    notes = [f"k up to {k_max}: the fewest executions any configuration has on one task"]
+    return finish(out.reset_index(), ctx, "pass_k", notes=notes)
 
 
 # ------------------------------------------------------------------ curves, frontier, heat map
@@ -246,7 +273,8 @@ def core_fidelity(ctx: ReportContext, core_task_ids: Sequence[str]) -> pd.DataFr
 def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float | None = None,
                  reference_paths: Mapping[str, Sequence[Sequence[str]]] | None = None,
                  run_dirs: Sequence[Path] = (), core_task_ids: Sequence[str] = (), n_resamples: int = 1000,
-                 seed: int = 0, n_draws: int = 10_000, task_note: str = "") -> dict[str, pd.DataFrame]:
+                 seed: int = 0, n_draws: int = 10_000, task_note: str = "",
+                 allow_partial: bool = False) -> dict[str, pd.DataFrame]:
     """Every table the data supports, in report order (see the module docstring for the labels).
 
     `frame` is a validated results table (`metrics.table.load_results(...).frame`); the efficiency
@@ -255,9 +283,12 @@ def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float 
     from matchmeter.report import condition_tables
     from matchmeter.report.inputs import execution_cards, make_context
 
-    ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha)
+    ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha, allow_partial)
     t1 = table1(ctx, n_resamples, seed)
     tables = {"table1_configurations": t1, "table1_leaders": leaders(t1, ctx)}
+    pk = pass_k(ctx)
+    if pk is not None:
+        tables["pass_k"] = pk
     if ctx.original["configuration_id"].nunique() >= 2 and t1["ams"].notna().sum() >= 2:
         tables["table2_ablations"] = ablations(ctx)
         tables["spearman_ams_pass_rate"] = spearman_vs_pass_rate(t1, ctx)

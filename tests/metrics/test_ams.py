@@ -109,14 +109,18 @@ def test_pooled_units_average_within_unit_first(cal):
     rows.append(row("P", "t3", 0.0, 0.45, source="b"))
     df = validate_results(pd.DataFrame(rows))
     assert ams.execution_weights(df, "source").tolist() == pytest.approx([1 / 6, 1 / 6, 1 / 6, 1 / 2])
-    comp = ams.components(df, cal.cuts(), unit_col="source").set_index("stratum")
+    comp = ams.components(df, cal.cuts(), unit_col="source", require_all=False).set_index("stratum")
     assert comp.loc["medium", "tq"] == pytest.approx(1 / 3)
     # AUBQC: .45 <= 3 of 5 medium budgets -> unit a (2/3)*.6 = .4, unit b 0 -> task .2
     # EFR: the zeros cost .45 <= eta .55 -> 0
     assert comp.loc["medium", "aubqc"] == pytest.approx(0.2)
     assert comp.loc["medium", "efr"] == 0.0
-    # only medium has a task: the macro is that one stratum, the others are NaN in the table
-    table = ams.score(df, cal.cuts(), unit_col="source").table
+    # only medium has a task: refused by default; with allow_partial the macro is that one stratum, the
+    # others are NaN in the table, and the row says PARTIAL
+    with pytest.raises(UserError, match="configuration 'P' lacks 4 of 5 calibrated tasks"):
+        ams.score(df, cal.cuts(), unit_col="source")
+    table = ams.score(df, cal.cuts(), unit_col="source", allow_partial=True).table
+    assert table.loc[0, "coverage"] == "PARTIAL"
     assert table.loc[0, "ams"] == pytest.approx((0.5 / 3 + 0.5 * 0.2) * 1.0)
     assert np.isnan(table.loc[0, "ams_easy"])
 
@@ -140,7 +144,7 @@ def test_uncovered_task_is_user_error(cal):
 def test_configuration_missing_a_task_is_user_error(cal):
     df = scored_table()
     df = df.loc[~((df.configuration_id == "Y") & (df.task_id == "t4"))]
-    with pytest.raises(UserError, match="configuration 'Y' has no execution on 1 scored task"):
+    with pytest.raises(UserError, match=r"^configuration 'Y' lacks 1 of 5 calibrated tasks: t4 \(medium\) \(results table\): .*--allow-partial"):
         ams.score(validate_results(df), cal.cuts())
 
 

@@ -90,6 +90,56 @@ def test_adapted_one_expected_shares():
     assert out.pooled_ams.to_dict() == pytest.approx({"A": 1.75 / 3, "B": 0.5})
 
 
+def test_adapted_one_per_target_values_hand_computed():
+    # task-macro reward of A per draw: sums above / 3, each draw 1/8 likely -> mean 1.75/3 (the Pooled mean),
+    # lowest atom 1/3 (BAA, BBA: 2/8 > 2.5%), highest 2.5/3 (AAB, ABB): the 95% draw interval is exactly those
+    out = adapted_one(table(), CUTS, n_draws=10_000, seed=3).per_target
+    assert out.loc["A", "mean_reward"] == pytest.approx(1.75 / 3, abs=0.01)
+    assert out.loc["A", ["mean_reward_low", "mean_reward_high"]].tolist() == pytest.approx([1 / 3, 2.5 / 3])
+    # costs are <= 1 and budgets 1: AMS = mean task reward here, so its interval is the same
+    assert out.loc["A", ["ams_low", "ams_high"]].tolist() == pytest.approx([1 / 3, 2.5 / 3])
+    # A's cost: t1 .1, t2 .1, t3 .1 or .3 -> 0.3/3 or 0.5/3
+    assert out.loc["A", ["mean_cost_usd_low", "mean_cost_usd_high"]].tolist() == pytest.approx([0.1, 0.5 / 3])
+    assert out.loc["A", "mean_cost_usd"] == pytest.approx(0.4 / 3, abs=0.002)
+
+
+def test_adapted_one_intervals_match_exact_enumeration():
+    """3 targets, 6 tasks, 3 sources: all 3^6 = 729 draws enumerated give the exact distribution of each
+    per-target value; the 10,000 sampled draws must agree with it. Dvoretzky–Kiefer–Wolfowitz: with
+    n = 10,000 the empirical CDF is within 0.0136 of the true one everywhere (95%), so each sampled
+    endpoint must lie between the exact quantiles at 2.5% ± 0.0136 (97.5% ± 0.0136), and each mean
+    within 4 standard errors of the exact mean."""
+    import itertools
+
+    from matchmeter.metrics.conditions import DRAW_VALUES, draw_values, unit_terms
+
+    df = synthetic_conditions(3, 6, 3, n_attempts=2, seed=4)
+    cuts = ams.StrataCuts({f"task{i:03d}": ams.STRATA[i % 3] for i in range(6)},
+                          {s: [0.05, 0.1, 0.2] for s in ams.STRATA}, dict.fromkeys(ams.STRATA, 0.15))
+    x, targets, tasks, _ = unit_terms(df, cuts, with_cost=True)
+    labels = np.array([cuts.task_strata[t] for t in tasks])
+    masks = np.array([labels == s for s in ams.STRATA], dtype=float)
+    every = np.array(list(itertools.product(range(3), repeat=6)))
+    exact = draw_values(x, masks, 0.5, every)  # (729, G, 3), each row equally likely
+    sampled = adapted_one(df, cuts, n_draws=10_000, seed=11).per_target
+    eps = 0.0136
+    checked = 0
+    for g, target in enumerate(targets):
+        for j, name in enumerate(DRAW_VALUES):
+            values = exact[:, g, j]
+            lo_band = np.quantile(values, [0.025 - eps, 0.025 + eps], method="inverted_cdf")
+            hi_band = np.quantile(values, [0.975 - eps, 0.975 + eps], method="inverted_cdf")
+            assert lo_band[0] - 1e-12 <= sampled.loc[target, f"{name}_low"] <= lo_band[1] + 1e-12, (target, name)
+            assert hi_band[0] - 1e-12 <= sampled.loc[target, f"{name}_high"] <= hi_band[1] + 1e-12, (target, name)
+            assert abs(sampled.loc[target, name] - values.mean()) <= 4 * values.std() / 100, (target, name)
+            assert lo_band[1] < hi_band[0]  # a real spread: the check is not vacuous
+            checked += 1
+    assert checked == 9
+    # the exact mean reward over draws is the Pooled mean reward (the mean over sources, per task)
+    pooled_reward = x[..., 0].mean(axis=2).mean(axis=1)
+    assert exact[:, :, 0].mean(axis=0) == pytest.approx(pooled_reward, abs=1e-12)
+
+
 def _bench():
     spec = importlib.util.spec_from_file_location("bench_metrics", Path(__file__).parents[2] / "benchmarks" / "metrics.py")
     module = importlib.util.module_from_spec(spec)

@@ -37,6 +37,14 @@ def test_table3_matches_condition_report_and_adapted_one(evaluated):
     shares = tables["table3_adapted1"].set_index("configuration_id")["first_share"]
     pd.testing.assert_series_equal(shares.sort_index(), a1.first_share.sort_index(), check_names=False)
     assert shares.sum() == pytest.approx(1.0)
+    # per target mean reward, cost and AMS over the draws with their intervals, not the Pooled AMS in their place
+    a1_table = tables["table3_adapted1"].set_index("configuration_id")
+    for col in ("mean_reward", "mean_reward_low", "mean_reward_high", "mean_cost_usd", "mean_cost_usd_low",
+                "mean_cost_usd_high", "ams", "ams_low", "ams_high"):
+        np.testing.assert_allclose(a1_table.loc[a1.per_target.index, col], a1.per_target[col], err_msg=col)
+    assert (a1_table["ams_low"] <= a1_table["ams"]).all()
+    assert (a1_table["ams"] <= a1_table["ams_high"]).all()
+    assert (a1_table["ams_low"] < a1_table["ams_high"]).all()
     assert t3.loc["adapted1", "leader"] == a1.first_share.idxmax()
     assert t3.loc["adapted1", "exact_order_share"] == pytest.approx(a1.exact_order_share)
     # Table 1 of an evaluate run scores the Original condition only

@@ -62,8 +62,13 @@ def test_real_report_is_self_contained_and_labelled(real_report):
     for name in ("table1_configurations", "table1_leaders", "table2_ablations", "budget_quality", "frontier",
                  "efficiency", "fairness"):
         assert f"{name}.csv" in {p.name for p in (out.parent / "report-tables").iterdir()}
-    for name in ("table1_configurations", "table1_leaders", "table2_ablations", "efficiency", "fairness"):
+    for name in ("table1_configurations", "table1_leaders", "pass_k", "table2_ablations", "efficiency", "fairness"):
         assert f'id="{name}"' in html
+    # two attempts per task: pass@1, pass^1, pass@2, pass^2 columns; trust in three states, never "trusted: yes"
+    assert "pass_<wbr>at_<wbr>2" in html
+    assert "pass_<wbr>hat_<wbr>2" in html
+    assert html.count("<td class=s>not probed</td>") == 3
+    assert "not probed = no probe ran" in html
     assert "sim/expert+bash" in html
     assert html.count('<span class="tag sim">SIMULATED</span>') >= 7
     # the terminal shows the tables and where the files went
@@ -108,6 +113,12 @@ def test_conditions_report_has_rank_shift_plot(tmp_path, monkeypatch, capsys):
     for name in ("table3_conditions", "table3_adapted1", "rank_shifts", "table4_original_generic_self",
                  "cross_only_improvements"):
         assert f'id="{name}"' in html
+    # Adapted-1 shows each target's mean reward, cost and AMS over the draws with their 95% draw intervals
+    adapted = html[html.index('id="table3_adapted1"'):]
+    adapted = adapted[:adapted.index("</table>")]
+    for col in ("mean_<wbr>reward_<wbr>low", "mean_<wbr>cost_<wbr>usd_<wbr>high", "ams_<wbr>low", "ams_<wbr>high",
+                "first_<wbr>share"):
+        assert col in adapted, col
     assert "Table 3 — macro AMS and leader per description condition" in stdout
 
 

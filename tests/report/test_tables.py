@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from matchmeter.cli import main
+from matchmeter.errors import UserError
 from matchmeter.metrics import ams
 from matchmeter.metrics.calibration import calibrate, read_calibration
 from matchmeter.metrics.scoring import score_runs
@@ -18,7 +19,7 @@ from matchmeter.metrics.table import load_results, validate_results
 from matchmeter.report.inputs import task_context
 from matchmeter.report.render import write_tables
 from matchmeter.report.tables import build_tables
-from tests.metrics.fixtures import reference_table, scored_table
+from tests.metrics.fixtures import reference_table, row, scored_table
 
 
 def cli(monkeypatch, capsys, *argv):
@@ -154,12 +155,49 @@ def test_untrusted_configuration_is_marked_in_every_table_it_appears_in():
     t1 = tables["table1_configurations"].set_index("configuration_id")
     assert t1.loc["X", "flags"] == "UNTRUSTED"
     assert t1.loc["Y", "flags"] == "SIMULATED"
-    assert not t1.loc["X", "trusted"]
-    assert t1.loc["Y", "trusted"]
+    assert t1.loc["X", "trust"] == "UNTRUSTED"
+    assert t1.loc["Y", "trust"] == "not probed"  # no probe ran: passing per-trial checks are no claim of trust
     # summary rows computed over every configuration carry both labels
     assert tables["spearman_ams_pass_rate"]["flags"].tolist() == ["SIMULATED UNTRUSTED"]
     # a leader row is flagged by the configuration it names
     assert set(tables["table1_leaders"]["flags"]) == {"SIMULATED"}
+
+
+def test_trust_has_three_states_in_tables_and_json(tmp_path):
+    cal = calibrate(validate_results(reference_table()))
+    df = scored_table()
+    df["trusted"] = df["configuration_id"] != "X"
+    probes = pd.DataFrame([row("Y", "probe-decoy-peek", 1.0, 0.01, trusted=True),
+                           row("X", "probe-hidden-format", 0.0, 0.01, trusted=False)])
+    z = scored_table().query("configuration_id == 'Y'").assign(configuration_id="Z", trusted=True)
+    tables = build_tables(validate_results(pd.concat([df, probes, z], ignore_index=True)), cal, n_resamples=50)
+    t1 = tables["table1_configurations"].set_index("configuration_id")
+    assert t1["trust"].to_dict() == {"Y": "trusted", "Z": "not probed", "X": "UNTRUSTED"}
+    assert t1.loc["Y", "n_executions"] == 5  # the probe execution is not scored
+    write_tables(tables, tmp_path)
+    payload = json.loads((tmp_path / "table1_configurations.json").read_text())
+    assert payload["trust"] == {"X": "UNTRUSTED", "Y": "trusted", "Z": "not probed"}
+    assert [r["trust"] for r in payload["rows"]] == ["trusted", "not probed", "UNTRUSTED"]
+
+
+def test_partial_coverage_refused_then_marked_everywhere(tmp_path):
+    cal = calibrate(validate_results(reference_table()))
+    df = scored_table()
+    df = validate_results(df.loc[~((df["configuration_id"] == "X") & (df["task_id"] == "t5"))])
+    with pytest.raises(UserError, match=r"configuration 'X' lacks 1 of 5 calibrated tasks: t5 \(hard\); no hard task ran"):
+        build_tables(df, cal, n_resamples=50)
+    tables = build_tables(df, cal, n_resamples=50, allow_partial=True)
+    t1 = tables["table1_configurations"].set_index("configuration_id")
+    assert t1.loc["X", "coverage"] == "PARTIAL"
+    assert t1.loc["Y", "coverage"] == "full"
+    assert t1.loc["X", "ams"] == pytest.approx((0.15 + 0.3) / 2)  # easy and medium of test_ams' X; no hard stratum
+    for name, table in tables.items():
+        named = table.drop(columns="flags").isin(["X"]).any().any() or name == "spearman_ams_pass_rate"
+        assert ("PARTIAL" in " ".join(table["flags"])) == named, name
+        assert table.attrs["partial"] == (["X"] if named else []), name
+    write_tables(tables, tmp_path)
+    assert pd.read_csv(tmp_path / "table1_configurations.csv").set_index("configuration_id").loc["X", "flags"] == "PARTIAL"
+    assert json.loads((tmp_path / "table1_configurations.json").read_text())["partial"] == ["X"]
 
 
 def test_null_cost_configuration_is_listed_not_scored():
