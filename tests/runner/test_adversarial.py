@@ -233,7 +233,7 @@ def test_huge_sparse_protected_file_is_bounded(arena, backend):
     truncated = "rc=0" in outcome.outputs()
     changes = {f["change"] for f in outcome.result["safety_findings"]}
     assert not truncated or changes & {"modified", "unverifiable"}, outcome.result["safety_findings"]
-    assert outcome.max_rss_kb < 1 << 20, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -241,7 +241,7 @@ def test_output_flood_is_capped_in_memory_on_disk_and_in_the_store(arena, backen
     outcome = arena.attack("flood", backend, "copy", ["head -c 1500M /dev/zero | tr '\\0' a; echo; echo flood-done"])
     step = outcome.trajectories[0]["steps"][0]
     assert len(step["output"]) <= 16 * MIB
-    assert outcome.max_rss_kb < 1 << 20, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
     assert outcome.max_temp_bytes <= 64 * MIB, f"harness spilled {outcome.max_temp_bytes // MIB} MiB to a temp file"
 
 
