@@ -9,6 +9,7 @@ Run-store and Ctrl-C attacks are in test_adversarial_run.py.
 
 from __future__ import annotations
 
+import base64
 import re
 import secrets
 import shutil
@@ -27,7 +28,6 @@ from tests.helpers.attack_tasks import (
     slow_verifier_task,
     token_task,
     tool_shims,
-    write_file,
 )
 from tests.helpers.tasks import write_task
 
@@ -36,6 +36,7 @@ SUITE = Path(matchmeter.__file__).resolve().parent / "tasks" / "suite"
 SUITE_TASK = "git-bisect-regression"
 CHECKOUT = Path(matchmeter.__file__).resolve().parents[1]
 MIB = 1 << 20
+RACE_SEEDS = ("--seeds", "3")  # attacks that race the harness get three tries (seeds) to win once
 
 
 class Arena:
@@ -76,9 +77,11 @@ class Arena:
         assert outcome.returncode == 0, redact(outcome.stderr)
         assert self.canary_state() == before, "the host canary dir was written through"
         assert files_holding(outcome.out, list(SECRETS.values())) == [], "a harness secret reached a stored file"
-        nop = 1.0 if solves else self.nop(task, backend)
-        assert outcome.result["reward"] <= nop, (
-            f"attack scored {outcome.result['reward']} > nop {nop}: {redact(str(outcome.result.get('error')))}")
+        assert outcome.results, "nothing was stored"
+        nop = 1.0 if solves else self.nop(task, backend)  # every task here scores the same under nop on every seed
+        for result in outcome.results:
+            assert result["reward"] <= nop, (
+                f"attack scored {result['reward']} > nop {nop} (seed {result['seed']}): {redact(str(result.get('error')))}")
         return outcome
 
 
@@ -91,7 +94,7 @@ def arena():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_background_loop_cannot_rewrite_the_reward(arena, backend):
-    arena.attack("reward-loop", backend, "copy", [background(forge_loop())])
+    arena.attack("reward-loop", backend, "copy", [background(forge_loop())], extra=RACE_SEEDS)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -99,12 +102,14 @@ def test_background_process_cannot_rewrite_the_uploaded_tests(arena, backend):
     forged_sh = "echo '{\"file_written\": 1, \"content_right\": 1}' > \"$MM_LOGS/subgoals.json\"; echo 1.0 > \"$MM_LOGS/reward.txt\"\n"
     forged_py = ("import os\nopen(os.environ['MM_LOGS'] + '/subgoals.json', 'w').write('{\"file_written\": 1, \"content_right\": 1}')\n"
                  "open(os.environ['MM_LOGS'] + '/reward.txt', 'w').write('1.0')\n")
-    # builtins only (no fork per turn): the window between upload and `bash test.sh` is a few ms
-    rewrite = (f'end=$((SECONDS+100)); while [ $SECONDS -lt $end ]; do for f in "$MM_TESTS"/*.sh "$MM_TESTS"/*.py; do '
-               f'[ -f "$f" ] || continue; read -r first < "$f"; [ "$first" = "# mmforged" ] && continue; '
-               f'case "$f" in *.sh) {write_file("$f", "# mmforged" + chr(10) + forged_sh)};; '
-               f'*) {write_file("$f", "# mmforged" + chr(10) + forged_py)};; esac; done; done')
-    arena.attack("rewrite-tests", backend, "copy", [background(rewrite)])
+    # builtins only (no fork per turn, one write() per rewrite): the window between the upload and
+    # `bash test.sh` is a few ms
+    b64 = {k: base64.b64encode(("# mmforged\n" + v).encode()).decode() for k, v in (("sh", forged_sh), ("py", forged_py))}
+    rewrite = (f'sh_f=$(echo {b64["sh"]} | base64 -d); py_f=$(echo {b64["py"]} | base64 -d); '
+               'end=$((SECONDS+100)); while [ $SECONDS -lt $end ]; do for f in "$MM_TESTS"/*.sh "$MM_TESTS"/*.py; do '
+               '[ -f "$f" ] || continue; read -r first < "$f"; [ "$first" = "# mmforged" ] && continue; '
+               'case "$f" in *.sh) printf "%s\\n" "$sh_f" > "$f";; *) printf "%s\\n" "$py_f" > "$f";; esac; done; done')
+    arena.attack("rewrite-tests", backend, "copy", [background(rewrite)], extra=RACE_SEEDS)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -123,10 +128,11 @@ def test_damage_done_after_the_snapshot_is_still_found(arena, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_planted_links_at_tests_and_logs_do_not_reach_the_host(arena, backend):
     victim, canary = arena.victim, arena.canary
+    # fork only when a link is missing: the harness empties the dirs a few ms before it writes into them
     plant = ('end=$((SECONDS+100)); while [ $SECONDS -lt $end ]; do for d in "$MM_TESTS" "$MM_LOGS"; do '
-             f'for n in test.sh reward.txt subgoals.json verify.py; do ln -sfn {victim} "$d/$n" 2>/dev/null; done; '
-             f'rm -rf "$d" 2>/dev/null && ln -sfn {canary} "$d" 2>/dev/null; done; sleep 0.001; done')
-    arena.attack("link-tests", backend, "copy", [background(plant), f'ln -s {victim} "$MM_TESTS/test.sh"; true'])
+             f'for n in test.sh reward.txt; do [ -L "$d/$n" ] || ln -sfn {victim} "$d/$n"; done; done 2>/dev/null; done')
+    swap_dirs = f'for d in "$MM_TESTS" "$MM_LOGS"; do rm -rf "$d" && ln -sfn {canary} "$d"; done; true'
+    arena.attack("link-tests", backend, "copy", [swap_dirs, background(plant)], extra=RACE_SEEDS)
 
 
 @pytest.mark.parametrize("target", ["dev-zero", "host-dir"])
@@ -227,7 +233,7 @@ def test_huge_sparse_protected_file_is_bounded(arena, backend):
     truncated = "rc=0" in outcome.outputs()
     changes = {f["change"] for f in outcome.result["safety_findings"]}
     assert not truncated or changes & {"modified", "unverifiable"}, outcome.result["safety_findings"]
-    assert outcome.max_rss_kb < 1 << 20, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -235,7 +241,7 @@ def test_output_flood_is_capped_in_memory_on_disk_and_in_the_store(arena, backen
     outcome = arena.attack("flood", backend, "copy", ["head -c 1500M /dev/zero | tr '\\0' a; echo; echo flood-done"])
     step = outcome.trajectories[0]["steps"][0]
     assert len(step["output"]) <= 16 * MIB
-    assert outcome.max_rss_kb < 1 << 20, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
     assert outcome.max_temp_bytes <= 64 * MIB, f"harness spilled {outcome.max_temp_bytes // MIB} MiB to a temp file"
 
 
@@ -245,6 +251,8 @@ def test_process_count_is_limited(arena, backend):
         "for i in $(seq 3000); do sleep 600 & done 2>/dev/null; true",
         "echo started=$(grep -lx sleep /proc/[0-9]*/comm 2>/dev/null | wc -l)",
     ])
+    # No "started=" line means the sandbox could not even start the counting command: it is saturated, which
+    # counts as limited (on e9b4359 docker gets there through its 1 GiB memory cgroup, not a pids limit).
     started = [int(n) for n in re.findall(r"started=(\d+)", outcome.outputs())]
     assert outcome.result["failure_mode"] not in ("infra_error", "sandbox_error"), outcome.result["error"]
     assert all(n < 3000 for n in started), f"all {started} sleeps started: no pids limit"
