@@ -41,6 +41,15 @@ from matchmeter.schema import (
 )
 
 ZERO_ON_FAILURE = {"agent_timeout", "budget_exceeded", "model_mismatch", "agent_error"}
+# The verifier runs git in a repository whose config the agent wrote: command-line config (which outranks
+# the repo's) switches off the keys that make git run a program of the agent's choosing on status/log.
+# (diff.external and textconv/filter drivers cannot be unset this way: verifiers pass --no-ext-diff
+# --no-textconv to diff/log -p, as verifylib does.)
+_GIT_OVERRIDES = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null", "core.pager": "cat",
+                  "core.sshCommand": "false", "gpg.program": "false", "core.editor": "false"}
+VERIFIER_ENV = {"GIT_CONFIG_COUNT": str(len(_GIT_OVERRIDES)), "PYTHONNOUSERSITE": "1",
+                **{f"GIT_CONFIG_{kind}_{i}": value for i, (k, v) in enumerate(_GIT_OVERRIDES.items())
+                   for kind, value in (("KEY", k), ("VALUE", v))}}
 
 
 @dataclass
@@ -235,7 +244,7 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
     after = sandbox.snapshot(live.protected) if live.protected else {}
     sandbox.upload(Path(task.path) / "tests", live.tests)
-    verify = sandbox.exec(f'bash "{live.tests}/test.sh"', task.timeouts.verify_s)
+    verify = sandbox.exec(f'bash "{live.tests}/test.sh"', task.timeouts.verify_s, VERIFIER_ENV)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
     graded, scores, raw = _read_verifier(sandbox, live.logs, task)
