@@ -52,6 +52,11 @@ class SandboxRequest(BaseModel):
         description="Host paths the sandbox must not see (task sources with verifiers and solutions, the run "
         "store); backends that show the host filesystem mask them, the local backend cannot (declared gap).",
     )
+    gateway_socket: Path | None = Field(
+        None,
+        description="Host path of the model gateway's Unix socket; backends bind it at "
+        "egress_forwarder.IN_SANDBOX_SOCKET so the sandbox's only way out is the gateway (llm/gateway.py).",
+    )
 
 
 @runtime_checkable
