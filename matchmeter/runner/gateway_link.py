@@ -13,8 +13,8 @@ The trial calls, in order (runner/trial.py):
 tokens, cost and the effective-model check), writes `gateway.jsonl` (every request, refused and failed
 ones included) and `agent-output.log` (a CLI's own output, bounded) into the execution directory, and
 decides the failure: the run's spend cap raises SpendCapReached (the run stops, the execution reruns
-on resume); a budget refusal or crossing is `budget_exceeded`; an agent with a model that made not
-a single call is `agent_error`; otherwise the agent's own failure stands.
+on resume); a budget refusal or crossing is `budget_exceeded`; otherwise the agent's own failure
+stands; an agent with a model that ended cleanly without a single call is `agent_error`.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def settle_execution(gateway: Gateway, session: AgentSession, logs_dir: Path,
         raise meter.refusal
     if meter.refusal is not None:
         return meter.refusal
-    if not meter.calls and session.configuration.model:
+    if agent_failure is None and not meter.calls and session.configuration.model:
         tail = session.agent_output.strip()[-400:]
         return AgentError(f"{session.configuration.agent.name} ended without a single model call"
                           f" (its output is in {AGENT_OUTPUT_LOG}): {tail!r}")

@@ -174,3 +174,17 @@ def test_unix_socket_serves_the_same_api(gateway, make_stub, tmp_path):
     assert body["choices"][0]["message"]["content"] == "over the socket"
     assert oct(gateway.socket_path.stat().st_mode & 0o777) == "0o666"
     assert gateway.socket_path.is_socket()
+
+
+def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path):
+    import openai
+
+    stub = make_stub(["a" * 40])
+    session = gateway.open_session("exec-402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=2)
+    sdk.chat.completions.create(model="m", messages=MSGS)
+    with pytest.raises(openai.APIStatusError) as refused:
+        sdk.chat.completions.create(model="m", messages=MSGS[1:])
+    assert refused.value.status_code == 402
+    assert "matchmeter gateway refused the call: tokens budget exceeded" in refused.value.message
+    assert [c.status for c in gateway.close_session(session).calls] == [200, 402]  # one refusal, no SDK retry

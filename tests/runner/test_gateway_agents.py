@@ -171,3 +171,12 @@ def test_spend_cap_stops_a_cli_run(tmp_path):
         with pytest.raises(SpendCapReached, match="^spend cap reached"):
             run_through_gateway(tmp_path, gw, "aider", stub, fake_cli=CLI_THREE_CALLS, forwarder_port=_free_port())
         assert stub.stats.http_calls == 1
+
+
+def test_a_cli_speaking_the_gemini_api_is_refused_with_a_clear_agent_error(gateway, tmp_path):
+    with StubServer(["never"]) as stub:
+        failure, _, _, _ = run_through_gateway(tmp_path, gateway, "gemini-cli", stub, fake_cli="exit 0\n")
+        assert stub.stats.http_calls == 0
+    assert failure is not None
+    assert failure.failure_mode == "agent_error"
+    assert "speaks the Gemini API, the gateway serves OpenAI and Anthropic" in str(failure)
