@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
 
 from matchmeter.errors import SpendCapReached
+from matchmeter.llm.meter import RunLedger
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
@@ -75,7 +75,7 @@ OnResult = Callable[[ExecutionResult], None]
 
 
 def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: SandboxBackend, backend_name: str,
-             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: Any = None) -> ExecutionResult:
+             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: RunLedger | None = None) -> ExecutionResult:
     outcome: TrialOutcome | None = None
     for _ in range(INFRA_RETRIES + 1):
         staging = store.staging_dir(item.key)
@@ -102,7 +102,7 @@ def execute_plan(
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
     allow_incompatible: bool = False,
-    spend_ledger: Any = None,
+    spend_ledger: RunLedger | None = None,
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
