@@ -188,3 +188,16 @@ def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path
     assert refused.value.status_code == 402
     assert "matchmeter gateway refused the call: tokens budget exceeded" in refused.value.message
     assert [c.status for c in gateway.close_session(session).calls] == [200, 402]  # one refusal, no SDK retry
+
+
+def test_unknown_price_is_null_with_a_reason_never_zero(gateway, make_stub, tmp_path):
+    stub = make_stub(["priced nowhere"])
+    upstream = Upstream(model="openai/unpriced-model-x", api_base=stub.api_base, cache_dir=tmp_path / "cache")
+    session = gateway.open_session("exec-np", upstream, ExecutionBudget(usd=0.01))
+    body = GatewayClient(gateway.url, session.token, "openai/unpriced-model-x").complete(MSGS)
+    assert body.cost.usd is None
+    meter = gateway.close_session(session)
+    assert meter.calls[0].cost.usd is None
+    assert meter.calls[0].cost.null_reason == "no price for model openai/unpriced-model-x in price table 2026-11-01"
+    assert meter.cost.usd is None
+    assert meter.tokens.total == stub.stats.usages[0]["total_tokens"]
