@@ -240,6 +240,11 @@ class Trajectory(BaseModel):
     final_message: str = ""
     simulated: bool = False
     reported_models: list[str] = Field(default_factory=list)
+    cli_model_calls: list[ModelCall] = Field(
+        default_factory=list, description="Model calls as the CLI itself reported them (kept beside the gateway's).")
+    cli_reported_models: list[str] = Field(default_factory=list, description="Models the CLI says it ran.")
+    metering_disagreements: list[str] = Field(
+        default_factory=list, description="Where the CLI's own report differs from the gateway's metering.")
 
     @property
     def tokens(self) -> TokenUsage:

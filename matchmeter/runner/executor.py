@@ -8,17 +8,25 @@ sandbox start failures too; every other failure is a result.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from matchmeter.errors import SpendCapReached
+from matchmeter.llm.meter import RunLedger
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import CancelScope, TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec
+
+if TYPE_CHECKING:
+    from matchmeter.llm.gateway import Gateway
 
 INFRA_RETRIES = 2
 # Failures of the machinery, not of the agent: a sandbox that did not start under load, an engine
@@ -78,27 +86,62 @@ class Cancelled(Exception):
     """A trial ended by Ctrl-C: its result is not stored, so `--resume` runs it again."""
 
 
-def _run_one(item: PlannedExecution, store: RunStore, run_id: str, backend: SandboxBackend, backend_name: str,
-             api_base_for: ApiBaseFor, allow_incompatible: bool = False, spend_ledger: Any = None,
-             scope: CancelScope | None = None) -> ExecutionResult:
+@dataclass
+class _Shared:
+    """What every trial of one execute_plan call shares."""
+
+    store: RunStore
+    run_id: str
+    backend: SandboxBackend
+    backend_name: str
+    api_base_for: ApiBaseFor
+    allow_incompatible: bool
+    spend_ledger: RunLedger | None
+    scope: CancelScope
+    gateway: Gateway | None
+
+
+def _run_one(item: PlannedExecution, shared: _Shared) -> ExecutionResult:
     outcome: TrialOutcome | None = None
+    store = shared.store
     for _ in range(INFRA_RETRIES + 1):
-        if scope is not None and scope.cancelled.is_set():
+        if shared.scope.cancelled.is_set():
             raise Cancelled(item.key)
         staging = store.staging_dir(item.key)
         outcome = run_trial(TrialRequest(
-            run_id=run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
-            description=item.description, seed=item.seed, attempt=item.attempt, backend=backend,
-            backend_name=backend_name, logs_dir=staging / "logs", api_base=api_base_for(item),
-            allow_incompatible=allow_incompatible, spend_ledger=spend_ledger, scope=scope,
+            run_id=shared.run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
+            description=item.description, seed=item.seed, attempt=item.attempt, backend=shared.backend,
+            backend_name=shared.backend_name, logs_dir=staging / "logs", api_base=shared.api_base_for(item),
+            allow_incompatible=shared.allow_incompatible, spend_ledger=shared.spend_ledger, scope=shared.scope,
+            gateway=shared.gateway,
         ))
-        if scope is not None and scope.cancelled.is_set():
+        if shared.scope.cancelled.is_set():
             raise Cancelled(item.key)  # its sandbox was destroyed under it: not a result
         if outcome.result.failure_mode not in RETRIED_FAILURES:
             break
     assert outcome is not None
     store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), outcome.trajectory.to_atif())
     return outcome.result
+
+
+@contextlib.contextmanager
+def run_gateway(plan: list[PlannedExecution], ledger: RunLedger | None) -> Iterator[Gateway | None]:
+    """The run's model gateway (llm/gateway.py) when any execution has a model: every agent's model calls
+    go through it, metered and budgeted there; the sandbox reaches it only through its Unix socket."""
+    if not any(item.configuration.model for item in plan):
+        yield None
+        return
+    from matchmeter.llm.gateway import Gateway
+
+    # A short path of its own: Unix socket paths are limited to ~108 bytes, run dirs can be long.
+    home = Path(tempfile.mkdtemp(prefix="mm-gw-"))
+    home.chmod(0o711)
+    gateway = Gateway(socket_path=home / "gw.sock", ledger=ledger).start()
+    try:
+        yield gateway
+    finally:
+        gateway.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def execute_plan(
@@ -111,7 +154,7 @@ def execute_plan(
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
     allow_incompatible: bool = False,
-    spend_ledger: Any = None,
+    spend_ledger: RunLedger | None = None,
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
@@ -127,8 +170,10 @@ def execute_plan(
     stop = threading.Event()
     scope = CancelScope()
     cap_reached: SpendCapReached | None = None
-    api_base_for = api_base_for or (lambda _item: None)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
+    with run_gateway(todo, spend_ledger) as gateway, \
+            ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
+        shared = _Shared(store, run_id, backend, backend_name, api_base_for or (lambda _item: None),
+                         allow_incompatible, spend_ledger, scope, gateway)
         pending: set[Future[ExecutionResult]] = set()
         queue = iter(todo)
         try:
@@ -137,8 +182,7 @@ def execute_plan(
                     item = next(queue, None)
                     if item is None:
                         break
-                    pending.add(pool.submit(_run_one, item, store, run_id, backend, backend_name, api_base_for,
-                                             allow_incompatible, spend_ledger, scope))
+                    pending.add(pool.submit(_run_one, item, shared))
                 if not pending:
                     break
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)

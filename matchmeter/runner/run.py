@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from matchmeter import __version__
 from matchmeter.errors import SpendCapReached, UserError
+from matchmeter.llm.meter import RunLedger
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
 from matchmeter.runner.sandbox import SandboxBackend, get_backend
@@ -171,7 +172,7 @@ def run_planned(items: list[PlannedExecution], store: RunStore, run_id: str, bac
     return results
 
 
-def _spend_ledger(store: RunStore, cap_usd: float | None):  # type: ignore[no-untyped-def]
+def _spend_ledger(store: RunStore, cap_usd: float | None) -> RunLedger | None:
     """The run's spend ledger (runs/<id>/spend.json): survives restarts, so a resumed run keeps its total."""
     if cap_usd is None:
         return None

@@ -21,15 +21,17 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached, VerifierError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.agents.adapters import host_paths, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
-from matchmeter.runner.agents.session import AgentSession
+from matchmeter.runner.agents.session import AgentSession, GatewayAccess
+from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import Sandbox, SandboxBackend, SandboxRequest
+from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
 from matchmeter.schema import (
     Configuration,
     Description,
@@ -39,6 +41,10 @@ from matchmeter.schema import (
     Trajectory,
     utcnow,
 )
+
+if TYPE_CHECKING:
+    from matchmeter.llm.gateway import Gateway
+    from matchmeter.llm.meter import RunLedger
 
 ZERO_ON_FAILURE = {"agent_timeout", "budget_exceeded", "model_mismatch", "agent_error"}
 # The verifier runs git in a repository whose config the agent wrote: command-line config (which outranks
@@ -66,7 +72,8 @@ class TrialRequest:
     logs_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
-    spend_ledger: Any = None  # the run's shared SpendLedger (llm/spend.py), when a spend cap is set
+    spend_ledger: RunLedger | None = None  # the run's spend ledger, for agents that run without the gateway
+    gateway: Gateway | None = None  # the run's model gateway (executor.run_gateway); every model call goes through it
     allow_incompatible: bool = False  # keep executions whose CLI reports another model (seed 002)
     scope: CancelScope | None = None  # Ctrl-C: the executor destroys every sandbox registered here
 
@@ -162,6 +169,7 @@ class _Live:
     tests: str
     logs: str
     session: AgentSession | None = None
+    gateway_open: bool = False  # this execution's gateway token is live (revoked by settle or in `finally`)
     protected: list[str] = field(default_factory=list)
     before: dict[str, str] = field(default_factory=dict)
 
@@ -173,12 +181,20 @@ def _empty_dir(sandbox: Sandbox, path: str) -> str:
     return held
 
 
+def _uses_gateway(req: TrialRequest) -> bool:
+    return req.gateway is not None and bool(req.configuration.model)
+
+
 def _create_sandbox(req: TrialRequest) -> _Live:
     task, config = req.task, req.configuration
+    in_sandbox_model = needs_network(config)  # a CLI adapter calls its model from inside the sandbox
+    via_gateway = _uses_gateway(req) and in_sandbox_model
     sandbox = req.backend.create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
-        network=task.environment.network or needs_network(config), env={"MM_SEED": str(req.seed), **req.env},
-        label=req.run_id, readonly_binds=host_paths(config),
+        # With the gateway a CLI needs no network: its only way out is the gateway's socket.
+        network=task.environment.network or (in_sandbox_model and not via_gateway),
+        env={"MM_SEED": str(req.seed), **req.env}, label=req.run_id, readonly_binds=host_paths(config),
+        gateway_socket=req.gateway.socket_path if via_gateway and req.gateway is not None else None,
     ))
     if req.scope is not None:
         req.scope.register(sandbox)
@@ -206,12 +222,35 @@ def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: E
         api_base=req.api_base,
     )
     agent = get_agent(config, task)
-    if req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
+    if req.gateway is not None and _uses_gateway(req):
+        _open_gateway(req, live, req.gateway)
+    elif req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
         agent.spend_ledger = req.spend_ledger
     agent.setup(live.session)
     live.protected = [resolve(p, live.app) for p in task.safety.protected_paths]
     live.before = sandbox.snapshot(live.protected) if live.protected else {}
     return agent
+
+
+def _open_gateway(req: TrialRequest, live: _Live, gateway: Gateway) -> None:
+    """This execution's gateway token; for a CLI in the sandbox, the forwarder to the gateway's socket."""
+    assert live.session is not None
+    gw = open_execution(gateway, req.execution_key, req.configuration, req.task, req.seed, req.attempt, req.api_base)
+    live.gateway_open = True
+    sandbox_url = None
+    if needs_network(req.configuration):
+        # An isolated sandbox sees the socket where the backend bound it; the local backend sees the host path.
+        socket_path = IN_SANDBOX_SOCKET if live.sandbox.capabilities.isolated else str(gateway.socket_path)
+        sandbox_url = start_egress_forwarder(live.sandbox, socket_path=socket_path)
+    live.session.gateway = GatewayAccess(gw, gateway.url, sandbox_url)
+
+
+def _settle_gateway(req: TrialRequest, live: _Live, agent_failure: MatchmeterError | None) -> MatchmeterError | None:
+    """The gateway's metering becomes the trajectory's model calls; budget refusals become the failure."""
+    if not live.gateway_open or live.session is None or req.gateway is None:
+        return agent_failure
+    live.gateway_open = False
+    return settle_execution(req.gateway, live.session, req.logs_dir, agent_failure)
 
 
 def _agent_phase(req: TrialRequest, live: _Live, agent: Any) -> MatchmeterError | None:
@@ -283,7 +322,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         agent = _seed_task(req, live, trajectory, result)
         phases.end()
         phases.start("agent")
-        agent_failure = _agent_phase(req, live, agent)
+        agent_failure = _settle_gateway(req, live, _agent_phase(req, live, agent))
         phases.end()
         # Effective-model check (seed 002, adapters/model_check.py): a mismatch outranks other agent failures.
         agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
@@ -307,6 +346,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         result.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     finally:
         if live is not None:
+            if live.gateway_open and live.session is not None and live.session.gateway is not None and req.gateway:
+                req.gateway.close_session(live.session.gateway.session)  # revoke the token whatever happened
             live.sandbox.destroy()
             if req.scope is not None:
                 req.scope.forget(live.sandbox)

@@ -7,6 +7,10 @@ is a format error: it is answered with a correction, counts as a model turn but 
 three in a row raise AgentError. Commands go through `session.execute` (transport, truncation,
 budgets); BudgetExceeded, AgentTimeout and SpendCapReached propagate to the runner.
 
+Model calls: through the model gateway when the trial gives the session one (`session.gateway`: the
+execution's token on the gateway's loopback URL; tokens, cost and budgets are the gateway's), else
+through an `LMClient` of its own (the pre-gateway path, kept for callers without a gateway).
+
 Agent options (Configuration.agent.options, all strings): api_base (session.api_base wins, the
 runner sets it for sim models), api_key_env, temperature (default 0), top_p, max_tokens, timeout_s
 (per model call, default 120), retry_attempts, retry_wait_s, cache ("off" disables), cache_salt.
@@ -21,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import AgentError, UserError
 from matchmeter.runner.agents.session import OUTPUT_LIMIT_BYTES
+from matchmeter.runner.gateway_link import execution_salt
 from matchmeter.runner.transport import contract_note
 
 if TYPE_CHECKING:
-    from matchmeter.llm.client import LMClient
-    from matchmeter.llm.spend import SpendLedger
+    from matchmeter.llm.gateway_client import ChatModel
+    from matchmeter.llm.meter import RunLedger
     from matchmeter.runner.agents.session import AgentSession
     from matchmeter.schema import Configuration, Step, TaskSpec
 
@@ -85,7 +90,7 @@ class BashAgent:
     def __init__(self, *, configuration: Configuration, task: TaskSpec) -> None:
         self.configuration, self.task = configuration, task
         self.options = dict(configuration.agent.options)
-        self.spend_ledger: SpendLedger | None = None  # the runner may assign the run's ledger after get_agent()
+        self.spend_ledger: RunLedger | None = None  # without a gateway: the run's ledger, assigned by the runner
 
     # ------------------------------------------------------------------ protocol
 
@@ -151,11 +156,18 @@ class BashAgent:
     def _call_timeout(self, session: AgentSession) -> float:
         return max(min(float(self.options.get("timeout_s", "120")), session.remaining_s()), 1.0)
 
-    def make_client(self, session: AgentSession) -> LMClient:
-        """The LM client for this trial. Cache salt = task, seed (and attempt when the session has one)."""
+    def make_client(self, session: AgentSession) -> ChatModel:
+        """The model for this trial: the gateway when there is one, else an LMClient.
+
+        Cache salt = task, seed (and attempt when the session has one); with the gateway the trial puts the
+        same salt in the execution's upstream (runner/gateway_link.py)."""
         from matchmeter.llm.client import LMClient, RetryPolicy
+        from matchmeter.llm.gateway_client import GatewayClient
         from matchmeter.llm.spend import SpendLedger
 
+        if session.gateway is not None:
+            return GatewayClient(session.gateway.harness_url, session.gateway.token, str(self.configuration.model),
+                                 timeout_s=float(self.options.get("timeout_s", "120")))
         ledger = self.spend_ledger
         if ledger is None and (os.environ.get("MATCHMETER_SPEND_LEDGER") or os.environ.get("MATCHMETER_SPEND_CAP_USD")):
             cap = os.environ.get("MATCHMETER_SPEND_CAP_USD")
@@ -163,10 +175,9 @@ class BashAgent:
             ledger = SpendLedger(Path(path) if path else None, float(cap) if cap else None)
         retry = RetryPolicy(attempts=int(self.options.get("retry_attempts", "4")),
                             wait_initial_s=float(self.options.get("retry_wait_s", "0.5")))
-        salt = ":".join([self.task.id, str(session.seed), str(getattr(session, "attempt", 0)),
-                         self.options.get("cache_salt", "")])
+        salt = execution_salt(self.task.id, session.seed, session.attempt, self.options.get("cache_salt", ""))
         return LMClient(
             str(self.configuration.model), api_base=session.api_base or self.options.get("api_base"),
-            api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,
+            api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,  # type: ignore[arg-type]
             timeout_s=float(self.options.get("timeout_s", "120")), use_cache=self.options.get("cache") != "off",
         )

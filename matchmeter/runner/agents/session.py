@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from matchmeter.errors import AgentTimeout, BudgetExceeded
 from matchmeter.runner.sandbox import Sandbox
 from matchmeter.runner.transport import wrap_command
 from matchmeter.schema import Budgets, Configuration, ModelCall, Step, TaskSpec, Trajectory, utcnow
 
+if TYPE_CHECKING:
+    from matchmeter.llm.gateway import GatewaySession
+
 OUTPUT_LIMIT_BYTES = 16_000
+AGENT_OUTPUT_LIMIT_BYTES = 64_000  # a CLI's own stdout/stderr kept for the execution dir (head + tail)
 TRUNCATION_MARK = "\n[... output truncated by matchmeter: {omitted} of {total} bytes omitted ...]\n"
 
 
@@ -28,6 +33,24 @@ def truncate_output(output: str, limit: int = OUTPUT_LIMIT_BYTES) -> tuple[str, 
     head = raw[:half].decode("utf-8", errors="ignore")
     tail = raw[-half:].decode("utf-8", errors="ignore")
     return head + TRUNCATION_MARK.format(omitted=total - 2 * half, total=total) + tail, True, total
+
+
+@dataclass
+class GatewayAccess:
+    """How one execution reaches the model gateway (llm/gateway.py); set by the trial.
+
+    `harness_url` serves agents that run in the harness (the bash agent); `sandbox_url` is the in-sandbox
+    base URL of the egress forwarder (runner/sandbox/egress_forwarder.py) for CLI adapters. Neither
+    carries /v1: OpenAI-style clients get `<url>/v1`, Anthropic-style clients `<url>`.
+    """
+
+    session: GatewaySession
+    harness_url: str
+    sandbox_url: str | None = None
+
+    @property
+    def token(self) -> str:
+        return self.session.token
 
 
 @dataclass
@@ -47,6 +70,11 @@ class AgentSession:
     api_base: str | None = None  # model endpoint for this execution (sim models); overrides agent options
     trajectory: Trajectory = field(default_factory=Trajectory)
     limit_s: float | None = None  # the agent phase's wall-clock limit (min of budget and timeout), for messages
+    gateway: GatewayAccess | None = None  # the metered door to the model; None = agents call their model directly
+    agent_output: str = ""  # a CLI's own output (bounded), kept in the execution dir by the trial
+
+    def keep_agent_output(self, text: str) -> None:
+        self.agent_output = truncate_output(text, AGENT_OUTPUT_LIMIT_BYTES)[0]
 
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()

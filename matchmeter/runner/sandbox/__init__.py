@@ -54,6 +54,11 @@ class SandboxRequest(BaseModel):
         description="Host directories shown read-only at the same path (a CLI adapter's venv and the Python it "
         "was made from); nothing else of the host is visible to an isolated sandbox.",
     )
+    gateway_socket: Path | None = Field(
+        None,
+        description="Host path of the model gateway's Unix socket; backends bind it at "
+        "egress_forwarder.IN_SANDBOX_SOCKET so the sandbox's only way out is the gateway (llm/gateway.py).",
+    )
 
 
 @runtime_checkable

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy, rootfs
+from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
 START_TIMEOUT_S = 10.0
@@ -105,6 +106,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.root = root
         self.dirs = policy.make_host_dirs(request.label or request.task_id)
         self.uid = AGENT_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
+        self.upload_owner = self.uid if _privileged() else None
         self.mounts = {policy.APP_DIR: self.dirs.app, policy.TESTS_DIR: self.dirs.tests, policy.LOGS_DIR: self.dirs.logs}
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
         self._init: subprocess.Popen[bytes] | None = None
@@ -144,6 +146,8 @@ class BwrapSandbox(policy.HostMountedFiles):
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
             *[arg for dest, fd in data_fds.items() for arg in ("--perms", "0644", "--ro-bind-data", str(fd), dest)],
+            # The model gateway's socket: with no network, the sandbox's only way out (egress_forwarder.py).
+            *(["--bind", str(self.request.gateway_socket), IN_SANDBOX_SOCKET] if self.request.gateway_socket else []),
             "--remount-ro", "/",
             *namespaces, "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_fd),

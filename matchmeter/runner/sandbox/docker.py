@@ -28,6 +28,7 @@ from typing import Any
 
 from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, baseimage, policy
+from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 
 # $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
 # the exec stream open, then the file is printed and the command's status returned. The wrapper's own
@@ -84,13 +85,22 @@ class DockerSandbox:
                 network_mode="bridge" if network else "none", tmpfs=TMPFS, pids_limit=PIDS_LIMIT,
                 # The workspace is an anonymous volume (removed with the container): unlike the image's
                 # overlay it updates atime, so the decoy probe's read signal works here as under bwrap.
-                mounts=[docker.types.Mount(target=policy.APP_DIR, source=None, type="volume")],
+                mounts=[docker.types.Mount(target=policy.APP_DIR, source=None, type="volume"), *self._gateway_mounts()],
                 ulimits=[docker.types.Ulimit(name="fsize", soft=FSIZE_LIMIT, hard=FSIZE_LIMIT)],
                 nano_cpus=int(spec.cpus * 1e9), mem_limit=f"{spec.memory_mb}m",
             )
         except Exception as exc:  # noqa: BLE001 - every engine failure here means no sandbox
             raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
         self._prepare()
+
+    def _gateway_mounts(self) -> list[Any]:
+        """The model gateway's socket (egress_forwarder.py): with network none, the container's only way out."""
+        import docker
+
+        socket_path = self.request.gateway_socket
+        if socket_path is None:
+            return []
+        return [docker.types.Mount(target=IN_SANDBOX_SOCKET, source=str(socket_path), type="bind")]
 
     def _prepare(self, script: str = PREPARE) -> None:
         setup = self._raw_exec(["bash", "-c", script], 30.0, {})

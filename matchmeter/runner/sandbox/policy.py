@@ -138,14 +138,17 @@ def to_host(path: str, mounts: Mapping[str, Path], app: str) -> tuple[Path, Pure
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _open_dir(root: Path, parts: Sequence[str], create: bool) -> int:
-    """An fd of root/parts, opening every component with O_NOFOLLOW (a planted link raises)."""
+def _open_dir(root: Path, parts: Sequence[str], create: bool, owner: int | None = None) -> int:
+    """An fd of root/parts, opening every component with O_NOFOLLOW (a planted link raises); dirs it
+    creates belong to `owner` when given."""
     fd = os.open(root, _DIR_FLAGS)
     try:
         for part in parts:
             if create:
                 try:
                     os.mkdir(part, 0o755, dir_fd=fd)
+                    if owner is not None:
+                        os.chown(part, owner, owner, dir_fd=fd, follow_symlinks=False)
                 except FileExistsError:
                     pass
             try:
@@ -160,18 +163,21 @@ def _open_dir(root: Path, parts: Sequence[str], create: bool) -> int:
     return fd
 
 
-def _copy_file_into(src: Path, dir_fd: int, name: str) -> None:
+def _copy_file_into(src: Path, dir_fd: int, name: str, owner: int | None = None) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         out = os.open(name, flags, stat.S_IMODE(src.stat().st_mode) or 0o644, dir_fd=dir_fd)
     except OSError as exc:
         raise SandboxError(f"refusing to write {name!r}: {exc.strerror}") from exc
+    if owner is not None:
+        os.fchown(out, owner, owner)
     with open(src, "rb") as fin, os.fdopen(out, "wb") as fout:
         shutil.copyfileobj(fin, fout)
 
 
-def upload_nofollow(src: Path, root: Path, rel: PurePosixPath) -> None:
-    """Copy a host file or tree to root/rel without following any link found under root.
+def upload_nofollow(src: Path, root: Path, rel: PurePosixPath, owner: int | None = None) -> None:
+    """Copy a host file or tree to root/rel without following any link found under root; what it creates
+    belongs to `owner` (the sandbox's uid) when given, as if the sandbox had written it.
 
     Raises:
         SandboxError: src is missing, or a component under root is a link or not a directory.
@@ -180,23 +186,23 @@ def upload_nofollow(src: Path, root: Path, rel: PurePosixPath) -> None:
         raise SandboxError(f"cannot copy {src}: no such file or directory")
     parts = rel.parts
     if src.is_dir():
-        fd = _open_dir(root, parts, create=True)
+        fd = _open_dir(root, parts, create=True, owner=owner)
         try:
             for entry in sorted(src.iterdir()):
                 if entry.is_symlink():
                     continue  # task sources hold no links; never create one the host would later follow
                 if entry.is_dir():
-                    upload_nofollow(entry, root, rel / entry.name)
+                    upload_nofollow(entry, root, rel / entry.name, owner)
                 else:
-                    _copy_file_into(entry, fd, entry.name)
+                    _copy_file_into(entry, fd, entry.name, owner)
         finally:
             os.close(fd)
         return
     if not parts:
         raise SandboxError(f"cannot copy the file {src} over a sandbox directory")
-    fd = _open_dir(root, parts[:-1], create=True)
+    fd = _open_dir(root, parts[:-1], create=True, owner=owner)
     try:
-        _copy_file_into(src, fd, parts[-1])
+        _copy_file_into(src, fd, parts[-1], owner)
     finally:
         os.close(fd)
 
@@ -432,9 +438,10 @@ class HostMountedFiles:
 
     mounts: Mapping[str, Path]
     app_dir: str
+    upload_owner: int | None = None  # uploads belong to the sandbox's uid (bwrap as root), so it can use them
 
     def upload(self, src: Path, dest: str) -> None:
-        upload_nofollow(Path(src), *to_host(dest, self.mounts, self.app_dir))
+        upload_nofollow(Path(src), *to_host(dest, self.mounts, self.app_dir), self.upload_owner)
 
     def download(self, src: str, dest: Path) -> None:
         root, rel = to_host(src, self.mounts, self.app_dir)

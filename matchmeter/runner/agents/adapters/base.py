@@ -5,6 +5,14 @@ mode, log location and format, install spec) and a parser `parse_log(text) -> Pa
 assembles the command, runs it through `session.sandbox.exec` with the session's deadline, reads the
 CLI's own log, and reports steps and model calls to the session (priced from `matchmeter/llm/prices.toml`).
 
+Model gateway: when the session has one (`session.gateway`), the CLI gets the gateway instead of a
+provider: its base-URL variable/flag points at the in-sandbox forwarder (`<url>/v1` for OpenAI-style
+CLIs, `<url>` for Anthropic-style ones, per `AdapterProfile.wire`) and its API-key variable holds the
+execution's token; no host env var is passed through. The gateway's metering is then the source of truth
+(model calls, tokens, cost, answering model); the CLI's own report is kept beside it
+(`Trajectory.cli_model_calls`) and disagreements are listed (`Trajectory.metering_disagreements`). A CLI
+that ends without a single call through the gateway is an AgentError, its output kept (bounded).
+
 Secrets: env var values are taken from the host environment at run time and handed to the sandbox only
 as process environment. They never enter the command string, and every captured output or log is
 scrubbed of them before it is parsed, so they cannot reach trajectories, results or errors.
@@ -63,6 +71,8 @@ class AdapterProfile(BaseModel):
     log_format: str = Field(description="What the parser reads.")
     install: InstallSpec
     needs_network: bool = Field(True, description="The CLI calls a model endpoint from inside the sandbox.")
+    wire: Literal["openai", "anthropic", "gemini"] = Field(
+        "openai", description="The model API the CLI speaks (the gateway serves openai and anthropic).")
     notes: str = ""
 
 
@@ -78,6 +88,7 @@ class RunContext(NamedTuple):
     model: str  # model name as the CLI wants it
     api_base: str | None
     prompt: str
+    gateway_token: str | None = None  # set when the model gateway is the CLI's endpoint
 
 
 def scrub(text: str, secret_values: dict[str, str]) -> str:
@@ -152,17 +163,12 @@ class CLIAdapter:
 
     def run(self, description: str, session: AgentSession) -> None:
         profile = self.PROFILE
-        model = self.configuration.model or ""
-        ctx = RunContext(
-            state_dir=f"/tmp/mm-agent-{self.name}-{secrets.token_hex(4)}",
-            model=strip_provider(model) if profile.model_prefix == "strip" else model,
-            api_base=session.api_base or self.configuration.agent.options.get("api_base"),
-            prompt=description,
-        )
+        ctx = self._context(description, session)
         env, secret_values = self._env(ctx)
         command = self._command(ctx)
         result = session.sandbox.exec(command, max(session.remaining_s(), 1.0), env)
         output = scrub(result.output, secret_values)
+        session.keep_agent_output(output)
         log_text = output
         if profile.log_location != "stdout":
             log_path = f"{ctx.state_dir}/{profile.log_location}"
@@ -172,7 +178,10 @@ class CLIAdapter:
             parsed = self.parse_log(log_text)
         except (ValueError, KeyError, TypeError) as exc:
             raise AgentError(f"{self.name}: unreadable {profile.log_format}: {exc}; output tail: {output[-300:]!r}") from exc
-        self._report(parsed, session)
+        if session.gateway is not None:
+            self._report_gateway(parsed, session)
+        else:
+            self._report(parsed, session)
         if result.timed_out:
             raise AgentTimeout(f"{self.name} ran past the agent deadline")
         if result.exit_code != 0 and not parsed.calls:
@@ -180,10 +189,36 @@ class CLIAdapter:
 
     # ------------------------------------------------------------ assembly
 
+    def _context(self, description: str, session: AgentSession) -> RunContext:
+        """Model name, endpoint and token for this run (the gateway's when the session has one)."""
+        profile = self.PROFILE
+        model = self.configuration.model or ""
+        model = strip_provider(model) if profile.model_prefix == "strip" else model
+        state_dir = f"/tmp/mm-agent-{self.name}-{secrets.token_hex(4)}"
+        access = session.gateway
+        if access is None:
+            return RunContext(state_dir, model, session.api_base or self.configuration.agent.options.get("api_base"),
+                              description)
+        if profile.wire == "gemini" or access.sandbox_url is None:
+            raise AgentError(f"{self.name} cannot reach the model gateway: "
+                             + ("it speaks the Gemini API, the gateway serves OpenAI and Anthropic"
+                                if profile.wire == "gemini" else "the sandbox has no gateway forwarder"))
+        if profile.wire == "openai" and profile.model_prefix == "keep" and not model.startswith("openai/"):
+            model = f"openai/{model}"  # litellm-based CLIs: speak OpenAI to the gateway whatever the model
+        base = access.sandbox_url.rstrip("/") + ("/v1" if profile.wire == "openai" else "")
+        return RunContext(state_dir, model, base, description, access.token)
+
     def _env(self, ctx: RunContext) -> tuple[dict[str, str], dict[str, str]]:
         """Process env for the CLI, and the secret values to scrub (name → value)."""
         profile = self.PROFILE
         env = {"HOME": ctx.state_dir, "MM_AGENT_STATE": ctx.state_dir, "NO_COLOR": "1", "TERM": "dumb"}
+        if ctx.gateway_token is not None:  # the token is the only credential the sandbox ever holds
+            if profile.api_key_env:
+                env[profile.api_key_env] = ctx.gateway_token
+            if profile.base_url_env and ctx.api_base:
+                env[profile.base_url_env] = ctx.api_base
+            env.update(self.extra_env(ctx))
+            return env, {"MATCHMETER_GATEWAY_TOKEN": ctx.gateway_token}
         secret_values = {name: os.environ[name] for name in profile.env_vars if os.environ.get(name)}
         env.update(secret_values)
         key_source = self.configuration.agent.options.get("api_key_env")
@@ -244,6 +279,30 @@ class CLIAdapter:
         if overrun is not None:
             raise overrun
 
+    def _report_gateway(self, parsed: ParsedLog, session: AgentSession) -> None:
+        """The gateway's metering becomes the model calls; the CLI's own report is kept beside it."""
+        assert session.gateway is not None
+        meter = session.gateway.session.meter
+        trajectory = session.trajectory
+        trajectory.model_calls = meter.model_calls()
+        trajectory.reported_models = list(dict.fromkeys(c.model_answered for c in meter.answered if c.model_answered))
+        trajectory.cli_model_calls = [self._priced(c) for c in parsed.calls]
+        trajectory.cli_reported_models = list(parsed.reported_models)
+        trajectory.metering_disagreements = metering_disagreements(trajectory.model_calls, trajectory.cli_model_calls)
+        trajectory.final_message = parsed.final_message
+        overrun: BudgetExceeded | AgentTimeout | None = None
+        try:
+            session.add_steps(parsed.steps)
+        except (BudgetExceeded, AgentTimeout) as exc:
+            overrun = exc
+        if meter.refusal is not None:
+            raise meter.refusal
+        if not meter.calls:
+            raise AgentError(f"{self.name} ended without a single model call through the gateway; "
+                             f"output tail: {session.agent_output.strip()[-400:]!r}")
+        if overrun is not None:
+            raise overrun
+
     def _priced(self, call: ModelCall) -> ModelCall:
         """Cost = tokens × the price of the model that ran (the reported one when the table knows it)."""
         from matchmeter.llm.pricing import PriceTable
@@ -254,6 +313,21 @@ class CLIAdapter:
         configured = self.configuration.model or call.model
         name = call.reported_model if call.reported_model and table.lookup(call.reported_model) else configured
         return call.model_copy(update={"model": configured, "cost": table.cost(name, call.tokens)})
+
+
+def metering_disagreements(gateway: list[ModelCall], cli: list[ModelCall]) -> list[str]:
+    """Where the CLI's own account differs from the gateway's (empty when they agree)."""
+    notes = []
+    if len(gateway) != len(cli):
+        notes.append(f"calls: gateway metered {len(gateway)}, the CLI reported {len(cli)}")
+    g_tokens, c_tokens = sum(c.tokens.total for c in gateway), sum(c.tokens.total for c in cli)
+    if cli and g_tokens != c_tokens:
+        notes.append(f"tokens: gateway metered {g_tokens}, the CLI reported {c_tokens}")
+    answered = {c.reported_model for c in gateway if c.reported_model}
+    claimed = {c.reported_model for c in cli if c.reported_model}
+    if claimed - answered:
+        notes.append(f"models: the CLI reported {sorted(claimed - answered)}, the gateway saw {sorted(answered)}")
+    return notes
 
 
 # ---------------------------------------------------------------- helpers for parsers

@@ -103,6 +103,7 @@ class ClaudeCodeAdapter(CLIAdapter):
         model_prefix="strip",
         base_url_env="ANTHROPIC_BASE_URL",
         log_location="stdout",
+        wire="anthropic",
         log_format="claude stream-json JSONL (system/assistant/user/result)",
         install=InstallSpec(kind="npm", package="@anthropic-ai/claude-code", version="", executable="claude"),
         notes="Needs an Anthropic-compatible endpoint (the loopback stub is OpenAI-only): not run here.",

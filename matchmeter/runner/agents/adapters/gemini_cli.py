@@ -37,6 +37,7 @@ class GeminiCliAdapter(CLIAdapter):
         model_prefix="strip",
         base_url_env="GOOGLE_GEMINI_BASE_URL",
         log_location="stdout",
+        wire="gemini",
         log_format="gemini --output-format json (response + stats.models tokens)",
         install=InstallSpec(kind="npm", package="@google/gemini-cli", version="", executable="gemini"),
         notes="Needs a Gemini-API endpoint (the loopback stub is OpenAI-only): not run here.",
