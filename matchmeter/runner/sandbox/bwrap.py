@@ -75,7 +75,13 @@ def _root_args(root: Path, binds: list[Path]) -> list[str]:
             args += ["--ro-bind", str(entry), f"/{entry.name}"]
     for top in sorted(tops):
         args += ["--tmpfs", f"/{top}"]
+    made: set[Path] = set()
     for bind in binds:
+        # bwrap would make the parents 0700 (as root): the sandbox uid could not reach the bind.
+        for parent in reversed(bind.parents[:-2]):
+            if parent not in made:
+                made.add(parent)
+                args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(bind), str(bind)]
     return args
 
@@ -147,7 +153,8 @@ class BwrapSandbox(policy.HostMountedFiles):
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
             *[arg for dest, fd in data_fds.items() for arg in ("--perms", "0644", "--ro-bind-data", str(fd), dest)],
             # The model gateway's socket: with no network, the sandbox's only way out (egress_forwarder.py).
-            *(["--bind", str(self.request.gateway_socket), IN_SANDBOX_SOCKET] if self.request.gateway_socket else []),
+            *(["--perms", "0755", "--dir", str(Path(IN_SANDBOX_SOCKET).parent),
+               "--bind", str(self.request.gateway_socket), IN_SANDBOX_SOCKET] if self.request.gateway_socket else []),
             "--remount-ro", "/",
             *namespaces, "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_fd),
