@@ -10,11 +10,12 @@ from matchmeter.errors import MatchmeterError, SpendCapReached
 from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import get_agent
+from matchmeter.runner.agents.adapters import host_paths
 from matchmeter.runner.agents.session import AgentSession, GatewayAccess
 from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
-from matchmeter.runner.sandbox.egress_forwarder import start_egress_forwarder
+from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
 
@@ -41,9 +42,12 @@ def run_through_gateway(tmp_path: Path, gateway: Gateway, agent: str, stub: Stub
     into the sandbox and run as the adapter's CLI (cli_path)."""
     task = _task(tmp_path, tokens, agent_s)
     logs_dir = tmp_path / "exec"
+    # A real CLI's venv (and its Python) must be shown inside the isolated root, as the trial does.
+    binds = [] if fake_cli is not None else host_paths(configuration_from_flags(agent, model))
     sandbox = get_backend(backend).create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
-        network=network, env={"MM_SEED": "0"}, label="gw-test"))
+        network=network, env={"MM_SEED": "0"}, label="gw-test", readonly_binds=binds,
+        gateway_socket=gateway.socket_path if forwarder_port is not None else None))
     try:
         options = {"retry_wait_s": "0.01"}
         if fake_cli is not None:
@@ -54,12 +58,13 @@ def run_through_gateway(tmp_path: Path, gateway: Gateway, agent: str, stub: Stub
         config = configuration_from_flags(agent, model, options=options)
         gw_session = open_execution(gateway, "key-1", config, task, 0, 0, api_base=stub.api_base)
         assert sandbox.exec((Path(task.path) / "environment" / "setup.sh").read_text(), 30).exit_code == 0
-        # The CLI reaches the gateway through the in-sandbox forwarder when a port is given (the backends'
-        # path once they bind the socket), else over the gateway's loopback TCP (needs network=True today).
+        # The CLI reaches the gateway through the in-sandbox forwarder when a port is given (the trial's path:
+        # an isolated backend binds the socket at IN_SANDBOX_SOCKET), else over the gateway's loopback TCP.
         sandbox_url = gateway.url
         if forwarder_port is not None:
             assert gateway.socket_path is not None
-            sandbox_url = start_egress_forwarder(sandbox, socket_path=str(gateway.socket_path), port=forwarder_port)
+            socket_path = IN_SANDBOX_SOCKET if sandbox.capabilities.isolated else str(gateway.socket_path)
+            sandbox_url = start_egress_forwarder(sandbox, socket_path=socket_path, port=forwarder_port)
         session = AgentSession(sandbox=sandbox, configuration=config, task=task, budgets=task.budgets,
                                deadline=time.monotonic() + agent_s,
                                gateway=GatewayAccess(gw_session, gateway.url, sandbox_url))

@@ -32,15 +32,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-# local: through the in-sandbox forwarder and the Unix socket. bwrap: today's backend cannot bind the
-# socket yet (the lead's rewrite does), so the CLI reaches the gateway's loopback TCP with network on.
+# Through the in-sandbox forwarder and the gateway's Unix socket (bound by bwrap; the host path under local),
+# with no network at all under bwrap.
 @pytest.mark.parametrize("backend", ["local", pytest.param("bwrap", marks=pytest.mark.bwrap)])
 def test_mini_swe_agent_through_the_gateway_is_metered_at_the_door(mini_installed, tmp_path, monkeypatch, backend):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-live-HOST-KEY-0d9a2b")  # must never reach the CLI
     with StubServer(MINI_REPLIES) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
         run = run_through_gateway(tmp_path, gateway, "mini-swe-agent", stub, model="openai/stub/scripted",
-                                  backend=backend, network=backend == "bwrap",
-                                  forwarder_port=_free_port() if backend == "local" else None, agent_s=240)
+                                  backend=backend, forwarder_port=_free_port(), agent_s=240)
         usages = stub.stats.usages
         assert stub.stats.authorized_calls == len(MINI_REPLIES)
     assert run.failure is None, run.session.agent_output[-2000:]
