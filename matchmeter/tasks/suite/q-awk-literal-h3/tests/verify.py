@@ -4,9 +4,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-header = (HERE / "payload.txt").read_bytes()
+header = seeded_payload(HERE / "payload.txt", seed())
 log = (pristine() / "data" / "log.txt").read_bytes()
 extra = b"a \"quoted\" line with $HOME and \\ and %d\n\nlast\n"
 

@@ -2,9 +2,10 @@
 
 import subprocess
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-payload = (HERE / "payload.txt").read_bytes()
+payload = seeded_payload(HERE / "payload.txt", seed())
 orig = pristine() / "repo"
 repo = APP / "repo"
 

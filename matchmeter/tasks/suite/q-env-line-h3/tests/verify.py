@@ -1,8 +1,9 @@
 """env-line verifier: .env read the way the literal loader reads it (value = everything after the first =)."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / ".env").read_text().splitlines()
 
 

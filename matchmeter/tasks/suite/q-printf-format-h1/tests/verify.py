@@ -3,9 +3,10 @@ with that format prints (compared with bash's own printf fed the payload as an e
 
 import subprocess
 
-from verifylib import APP, HERE, grade, read
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, read, seed
 
-fmt = (HERE / "payload.txt").read_bytes()
+fmt = seeded_payload(HERE / "payload.txt", seed())
 SAMPLES = [("alice", "3"), ("bob", "42")]
 
 

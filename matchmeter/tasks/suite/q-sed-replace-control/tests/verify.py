@@ -1,8 +1,9 @@
 """sed-replace verifier: {{FOOTER}} in templates/page.html replaced by the payload, byte for byte, nothing else changed."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / "templates" / "page.html").read_text()
 before, after = original.split("{{FOOTER}}")
 

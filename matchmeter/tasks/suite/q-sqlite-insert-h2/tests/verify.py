@@ -2,9 +2,10 @@
 
 import sqlite3
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 
 
 def rows(path):

@@ -1,8 +1,9 @@
 """write-bytes verifier: out/message.txt holds the payload plus one newline, byte for byte."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes()
+payload = seeded_payload(HERE / "payload.txt", seed())
 expected = payload + b"\n"
 keep = (pristine() / "out" / "KEEP.md").read_bytes()
 

@@ -1,8 +1,9 @@
 """crontab-line verifier: the installed crontab keeps every old line and holds the payload line once, byte-exact."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-line = (HERE / "payload.txt").read_bytes().decode()
+line = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / "spool" / "crontab").read_text().splitlines()
 
 

@@ -1,8 +1,9 @@
 """heredoc-file verifier: snippets/block.txt holds the payload lines, each ending in a newline, byte for byte."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-expected = (HERE / "payload.txt").read_bytes() + b"\n"
+expected = seeded_payload(HERE / "payload.txt", seed()) + b"\n"
 index = (pristine() / "snippets" / "INDEX").read_bytes()
 
 

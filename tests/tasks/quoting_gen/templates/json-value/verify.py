@@ -2,9 +2,10 @@
 
 import json
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 orig = json.loads((pristine() / "config" / "settings.json").read_text())
 
 
