@@ -21,7 +21,7 @@ from matchmeter.tasks import builtin_suite_dir, load_tasks
 from matchmeter.tasks.seeding import tree_files
 from tests.tasks.harness import Trial
 
-CHEAP_MAX, ALT_MIN = 0.3, 1.0
+CHEAP_MAX, ALT_MIN = 0.3 + 1e-9, 1.0 - 1e-9  # float sums of weights
 
 
 def checks(task: TaskSpec, kind: str) -> list[Path]:

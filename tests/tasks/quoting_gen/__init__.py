@@ -1,7 +1,7 @@
 """Generator of the suite's quoting families: 14 operations x (control, h1, h2, h3) = 56 tasks `q-<op>-<variant>`.
 
 `python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
-environment/, tests/ with the payload file, and the derived files tests/setup.sh, tests/verifylib.py,
+environment/, tests/ with the payload file, checks/ with cheap shots and an alternative (checks.py), and the derived files tests/setup.sh, tests/verifylib.py,
 solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
 output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
 """
@@ -14,6 +14,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from tests.tasks.quoting_gen.checks import check_scripts
 from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
 from tests.tasks.sync_suite import expected_files
 
@@ -97,6 +98,9 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
         'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
     (task_dir / "instruction.md").write_text(family.instruction(variant.payload) + TICKET_NOTE)
     (task_dir / "task.toml").write_text(task_toml(family, variant))
+    (task_dir / "checks").mkdir()
+    for name, text in check_scripts(family, variant).items():
+        (task_dir / "checks" / name).write_text(text)
     for path, data in expected_files(task_dir).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

@@ -29,7 +29,7 @@ def header_exact():
 
 
 def body():
-    return all(run(d).split(b"\n", 1)[1] == d for d in (log, extra))
+    return header_exact() and all(run(d).split(b"\n", 1)[1] == d for d in (log, extra))
 
 
 grade({"program_runs": 0.1, "header_exact": 0.6, "lines_passed_through": 0.3},

@@ -15,8 +15,10 @@ def job_exact():
     return lines().count(line) == 1
 
 
-def old_kept():
+def old_kept():  # counted only once the job is right: keeping the table is no work
     got = lines()
+    if not job_exact():
+        return False
     return got != original + [""] and got[: len(original)] == original
 
 

@@ -19,6 +19,8 @@ def motd():
 
 
 def rest():
+    if not motd():  # kept settings count only once the work is done
+        return False
     got = data()
     got["app"] = {k: v for k, v in got["app"].items() if k != "motd"}
     want = dict(orig, app={k: v for k, v in orig["app"].items() if k != "motd"})

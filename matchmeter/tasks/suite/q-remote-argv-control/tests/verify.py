@@ -65,5 +65,5 @@ def argument_exact():
     return got is not None and got[1:] == [payload]
 
 
-grade({"via_remote": 0.1, "one_argument": 0.2, "argument_exact": 0.7},
+grade({"via_remote": 0.1, "one_argument": 0.1, "argument_exact": 0.8},
       {"via_remote": via_remote, "one_argument": one_argument, "argument_exact": argument_exact})

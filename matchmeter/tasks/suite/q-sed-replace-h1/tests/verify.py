@@ -25,5 +25,9 @@ def placeholder_gone():
     return surroundings() and "{{FOOTER}}" not in page()
 
 
+def rest_unchanged():  # counted only once the footer is right: an untouched page keeps everything
+    return exact() and surroundings()
+
+
 grade({"footer_exact": 0.6, "rest_unchanged": 0.3, "placeholder_gone": 0.1},
-      {"footer_exact": exact, "rest_unchanged": surroundings, "placeholder_gone": placeholder_gone})
+      {"footer_exact": exact, "rest_unchanged": rest_unchanged, "placeholder_gone": placeholder_gone})

@@ -19,7 +19,7 @@ def lines():
 
 
 def keep_unchanged():
-    return lines() > 0 and read("out/KEEP.md", "b") == keep
+    return exact() and read("out/KEEP.md", "b") == keep
 
 
 grade({"exact_bytes": 0.6, "lines_match": 0.3, "notes_unchanged": 0.1},

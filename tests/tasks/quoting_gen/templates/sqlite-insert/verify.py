@@ -33,7 +33,7 @@ def author():
 
 def old_kept():
     got = rows(APP / "db" / "app.sqlite")
-    return len(new_rows()) == 1 and [r for r in got if r in old] == old
+    return body_exact() and len(new_rows()) == 1 and [r for r in got if r in old] == old
 
 
 grade({"body_exact": 0.6, "author_ops": 0.2, "one_new_row_old_kept": 0.2},
