@@ -3,8 +3,9 @@
 Both are derived from what the oracle writes on seed 0 (files it creates or changes), so they need no
 knowledge of the task beyond its own solution:
 - `cheap-empty-outputs.sh`: every output file exists, empty (the checked paths, none of the work);
-- `cheap-zeroed-shape.sh`: seed 0's oracle outputs with every digit turned into 0 (the right shape and
-  labels, keys and headers as seed 0 has them, no number right). Binary outputs are left empty;
+- `cheap-shape-only.sh`: the shape of seed 0's oracle outputs and nothing else: JSON with every key kept
+  and every leaf blanked (0, "", false), CSV with the header and as many empty rows, other text files
+  with their first line only when it is a header (`#` heading, `|` table row), else empty; binary empty;
 and one alternative, `alt-reserialised.sh` (written only when the task has none of its own): the first
 reference path, then every JSON output re-serialised with sorted keys and another indent, and every CSV
 output rewritten with CRLF line ends (both allowed by any instruction that does not fix the bytes) -
@@ -14,7 +15,7 @@ Existing scripts of the same names are overwritten; hand-written checks are neve
 
 from __future__ import annotations
 
-import re
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -35,20 +36,41 @@ def oracle_outputs(task) -> dict[str, bytes]:
         return {rel: (trial.app / rel).read_bytes() for rel, d in after.items() if before.get(rel) != d}
 
 
+def _blank(value):
+    if isinstance(value, dict):
+        return {k: _blank(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blank(v) for v in value]
+    return {bool: False, int: 0, float: 0, str: ""}.get(type(value))
+
+
+def shape(rel: str, data: bytes) -> str:
+    """What cheap-shape-only.sh writes for one output: structure without content."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    if rel.endswith(".json"):
+        try:
+            return json.dumps(_blank(json.loads(text)), indent=2) + "\n"
+        except ValueError:
+            pass
+    lines = text.splitlines()
+    if rel.endswith(".csv") and lines:
+        return lines[0] + "\n" + ("," * lines[0].count(",") + "\n") * (len(lines) - 1)
+    # Only a header (markdown heading or table row) is shape; any other first line may be an answer item.
+    return lines[0] + "\n" if lines and (lines[0].startswith("#") or "|" in lines[0]) else ""
+
+
 def scripts(outputs: dict[str, bytes]) -> dict[str, str]:
     empty = "".join(f"mkdir -p \"$(dirname '{rel}')\" && : > '{rel}'\n" for rel in sorted(outputs))
-    zeroed = ["python3 - <<'PY_END'", "from pathlib import Path", "files = {"]
-    for rel, data in sorted(outputs.items()):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = ""
-        zeroed.append(f"    {rel!r}: {re.sub(r'[0-9]', '0', text)!r},")
-    zeroed += ["}", "for rel, text in files.items():", "    Path(rel).parent.mkdir(parents=True, exist_ok=True)",
-               "    Path(rel).write_text(text)", "PY_END"]
+    body = ["python3 - <<'PY_END'", "from pathlib import Path", "files = {"]
+    body += [f"    {rel!r}: {shape(rel, data)!r}," for rel, data in sorted(outputs.items())]
+    body += ["}", "for rel, text in files.items():", "    Path(rel).parent.mkdir(parents=True, exist_ok=True)",
+             "    Path(rel).write_text(text)", "PY_END"]
     return {"cheap-empty-outputs.sh": HEAD.format(why="every file the task writes exists, empty") + empty,
-            "cheap-zeroed-shape.sh": HEAD.format(why="seed 0's outputs with every digit 0: shape and labels, no number")
-            + "\n".join(zeroed) + "\n"}
+            "cheap-shape-only.sh": HEAD.format(why="the outputs' shape (keys, header, row count) with every value blank")
+            + "\n".join(body) + "\n"}
 
 
 REFORMAT = """python3 - <<'PY_END'
