@@ -1,7 +1,7 @@
 """Generator of the suite's quoting families: 14 operations x (control, h1, h2, h3) = 56 tasks `q-<op>-<variant>`.
 
 `python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
-environment/, tests/ with the payload file, and the derived files tests/setup.sh, tests/verifylib.py,
+environment/, tests/ with the payload file, checks/ with cheap shots and an alternative (checks.py), and the derived files tests/setup.sh, tests/verifylib.py,
 solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
 output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
 """
@@ -14,12 +14,20 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from tests.tasks.quoting_gen.families import FAMILIES, Family, Variant
+from tests.tasks.quoting_gen.checks import check_scripts
+from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
 from tests.tasks.sync_suite import expected_files
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
 BUDGET_STEPS = {"easy": 10, "medium": 15, "hard": 20}
+# Appended to every setup.sh: the seed's ticket id (same formula as templates/quoting.py) for the agent.
+TICKET_SETUP = """
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET
+"""
+TICKET_NOTE = (f"\n`{MARKER}` in the text above stands for this task's ticket id, the one line of the file `TICKET` "
+               "(working directory): write the id in its place. Every other character stays exactly as shown.\n")
 
 
 def hazard_tags(payload: str) -> list[str]:
@@ -65,7 +73,8 @@ def task_toml(family: Family, variant: Variant) -> str:
             f"critical_paths = {toml_list(family.critical)}", "", "[[reference_paths]]", "commands = ["]
     out += [f"  {toml_string(c)}," for c in family.reference(variant.payload)]
     out += ["]", "", "[seed_params]"]
-    out += [f"{key} = {json.dumps(value)}" for key, value in family.seed_params.items()]
+    params = {**family.seed_params, "ticket": "the ticket id that replaces {ticket} in the payload (file TICKET)"}
+    out += [f"{key} = {json.dumps(value)}" for key, value in params.items()]
     text = "\n".join(out) + "\n"
     # The payload must come back byte for byte: a TOML escaping slip would silently change the experiment.
     assert tomllib.loads(text)["reference_paths"][0]["commands"] == family.reference(variant.payload), task_id
@@ -79,15 +88,19 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
     (task_dir / "environment").mkdir(parents=True)
     (task_dir / "tests").mkdir()
     template = TEMPLATES / family.op
-    shutil.copyfile(template / "setup.sh", task_dir / "environment" / "setup.sh")
+    (task_dir / "environment" / "setup.sh").write_text((template / "setup.sh").read_text() + TICKET_SETUP)
     (task_dir / "environment" / "Dockerfile").write_text("FROM matchmeter-base:latest\n")
     shutil.copyfile(template / "verify.py", task_dir / "tests" / "verify.py")
+    shutil.copyfile(TEMPLATES / "quoting.py", task_dir / "tests" / "quoting.py")
     (task_dir / "tests" / "payload.txt").write_bytes(variant.payload.encode())
     (task_dir / "tests" / "test.sh").write_text(
         "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (see verify.py).\n"
         'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
-    (task_dir / "instruction.md").write_text(family.instruction(variant.payload))
+    (task_dir / "instruction.md").write_text(family.instruction(variant.payload) + TICKET_NOTE)
     (task_dir / "task.toml").write_text(task_toml(family, variant))
+    (task_dir / "checks").mkdir()
+    for name, text in check_scripts(family, variant).items():
+        (task_dir / "checks" / name).write_text(text)
     for path, data in expected_files(task_dir).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

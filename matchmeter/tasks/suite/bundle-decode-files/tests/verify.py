@@ -26,8 +26,9 @@ def exact():
 def modes():
     scripts = [p for p, (_, x) in want.items() if x]
     others = [p for p, (_, x) in want.items() if not x]
+    # Modes count only for files unpacked right: `touch` + `chmod +x` alone is no work.
     ok = all(os.access(APP / "unpacked" / p, os.X_OK) for p in scripts)
-    return ok and all((APP / "unpacked" / p).is_file() for p in others)
+    return ok and exact() == 1 and all((APP / "unpacked" / p).is_file() for p in others)
 
 
 grade({"files_present": 0.2, "bytes_exact": 0.55, "scripts_executable": 0.25},

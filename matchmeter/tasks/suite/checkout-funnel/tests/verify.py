@@ -15,7 +15,8 @@ with open(pristine() / "data" / "events.jsonl") as fh:
 reached = [0] * 4
 for events in by_user.values():
     k = 0
-    for _, name in sorted(events):
+    # Ties in time are taken in funnel order ("at the same time or later"), never by event name.
+    for _, name in sorted(events, key=lambda e: (e[0], STEPS.index(e[1]) if e[1] in STEPS else 4)):
         if k < 4 and name == STEPS[k]:
             k += 1
     for j in range(k):

@@ -10,7 +10,9 @@ expected = (HERE / "expected_message.txt").read_bytes()
 
 
 def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=30)
+    # The repo config is the agent's: no fsmonitor or hook of its may run in the verifier.
+    proc = subprocess.run(["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
+                          capture_output=True, timeout=30)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -35,13 +37,13 @@ def subject_exact():
     return new_commit() and stored_message().split(b"\n", 1)[0] == expected.split(b"\n", 1)[0]
 
 
-def todo_committed():
+def todo_committed():  # side conditions count only once the message is right
     changed = git(repo, "diff", "--name-only", "HEAD^", "HEAD")
-    return new_commit() and git(repo, "show", "HEAD:todo.md") == new_todo and changed == b"todo.md\n"
+    return message_exact() and git(repo, "show", "HEAD:todo.md") == new_todo and changed == b"todo.md\n"
 
 
 def scratch_left_out():
-    return new_commit() and git(repo, "cat-file", "-e", "HEAD:scratch.txt") is None and (repo / "scratch.txt").is_file()
+    return message_exact() and git(repo, "cat-file", "-e", "HEAD:scratch.txt") is None and (repo / "scratch.txt").is_file()
 
 
 grade({"message_exact": 0.5, "subject_exact": 0.2, "todo_committed": 0.2, "scratch_left_out": 0.1},

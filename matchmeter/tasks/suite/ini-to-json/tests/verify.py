@@ -52,5 +52,7 @@ def no_extras():
     return sections() and all(set(d[s]) == set(expected[s]) for s in expected)
 
 
+# The key layout is visible in the INI file itself: it is paid in proportion to the values converted right.
 grade({"valid_json": 0.1, "sections": 0.2, "typed_values": 0.5, "no_extra_keys": 0.2},
-      {"valid_json": valid, "sections": sections, "typed_values": values, "no_extra_keys": no_extras})
+      {"valid_json": valid, "sections": lambda: sections() * values(), "typed_values": values,
+       "no_extra_keys": lambda: no_extras() * values()})

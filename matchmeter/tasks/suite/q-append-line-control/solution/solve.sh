@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'tail -n 3 conf/app.conf'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'log_level = info'"'"' >> conf/app.conf'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'log_level = info # '"'"'$(cat TICKET)'"'"''"'"' >> conf/app.conf'
 bash -c 'tail -n 2 conf/app.conf'

@@ -1,8 +1,9 @@
 """append-line verifier: the payload line appended once, byte-exact, after the untouched original."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-line = (HERE / "payload.txt").read_bytes().decode()
+line = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / "conf" / "app.conf").read_text()
 
 

@@ -18,3 +18,6 @@ lines += [f"{k} = {values[k]}" for k in keys]
 Path("conf/app.conf").write_text("\n".join(lines) + "\n")
 Path("conf/secrets.conf").write_text(f"token = {rng.getrandbits(64):016x}\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'tail -n 3 conf/app.conf'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'match = ^/api/v[0-9]+/items/\d+\.json$'"'"' >> conf/app.conf'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'match = ^/api/v[0-9]+/items/\d+\.json$ # '"'"'$(cat TICKET)'"'"''"'"' >> conf/app.conf'
 bash -c 'tail -n 2 conf/app.conf'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'tail -n 3 conf/app.conf'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'on_fail = echo `hostname` failed >> /tmp/fail.log; rm -f ~/.cache/app/*'"'"' >> conf/app.conf'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'on_fail = echo `hostname` failed >> /tmp/fail.log; rm -f ~/.cache/app/* # '"'"'$(cat TICKET)'"'"''"'"' >> conf/app.conf'
 bash -c 'tail -n 2 conf/app.conf'

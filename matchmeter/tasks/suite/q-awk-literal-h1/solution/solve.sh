@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'head -n 3 data/log.txt'
-bash -c 'printf '"'"'BEGIN { print \042%s\042 }\n{ print }\n'"'"' '"'"'He said \"ship it\" & it'"'"'"'"'"'"'"'"'s done'"'"' > tools/stamp.awk'
+bash -c 'printf '"'"'BEGIN { print \042%s\042 }\n{ print }\n'"'"' '"'"'He said \"ship it\" & it'"'"'"'"'"'"'"'"'s done '"'"'$(cat TICKET)'"'"''"'"' > tools/stamp.awk'
 bash -c 'awk -f tools/stamp.awk data/log.txt | head -n 3'

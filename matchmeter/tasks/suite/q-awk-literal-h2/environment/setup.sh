@@ -15,3 +15,6 @@ lines = [f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} {rng.choice(events)
 Path("data/log.txt").write_text("\n".join(lines) + "\n")
 Path("tools/count.awk").write_text("# counts lines per event\n{ n[$2]++ }\nEND { for (k in n) print k, n[k] }\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'git -C repo status --short'
-bash -c 'git -C repo commit -q -a -m '"'"'Update changelog for the unreleased fixes'"'"''
+bash -c 'git -C repo commit -q -a -m '"'"'Update changelog for the unreleased fixes (ticket '"'"'$(cat TICKET)'"'"')'"'"''
 bash -c 'git -C repo log -1 --format=%B'

@@ -37,3 +37,6 @@ entries.insert(0, f"## Unreleased\n\n- {rng.choice(items)}\n")
 (repo / "CHANGELOG.md").write_text("# Changelog\n\n" + "\n".join(entries))
 (repo / "scratch.txt").write_text(f"scratch {rng.randint(1, 999)}: not for the repo\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

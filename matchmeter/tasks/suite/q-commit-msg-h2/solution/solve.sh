@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'git -C repo status --short'
-bash -c 'git -C repo commit -q -a -m '"'"'Use $HOME instead of `pwd` in ${SCRIPTS}'"'"''
+bash -c 'git -C repo commit -q -a -m '"'"'Use $HOME instead of `pwd` in ${SCRIPTS} (ticket '"'"'$(cat TICKET)'"'"')'"'"''
 bash -c 'git -C repo log -1 --format=%B'

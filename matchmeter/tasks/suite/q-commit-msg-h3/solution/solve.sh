@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'git -C repo status --short'
-bash -c 'git -C repo commit -q -a -F - <<'"'"'PAYLOAD_END'"'"'
-Escape backslashes in C:\temp paths
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | git -C repo commit -q -a -F -
+Escape backslashes in C:\temp paths (ticket {ticket})
 
 The old code turned \\ into \ and \n into a newline; 100% fixed!
 PAYLOAD_END'

@@ -2,15 +2,18 @@
 
 import subprocess
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-payload = (HERE / "payload.txt").read_bytes()
+payload = seeded_payload(HERE / "payload.txt", seed())
 orig = pristine() / "repo"
 repo = APP / "repo"
 
 
 def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=30)
+    # The repo config is the agent's: no fsmonitor or hook of its may run in the verifier.
+    proc = subprocess.run(["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
+                          capture_output=True, timeout=30)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -30,7 +33,7 @@ def message_exact():
 
 def content():
     changed = git(repo, "diff", "--name-only", "HEAD^", "HEAD")
-    return new_commit() and changed == b"CHANGELOG.md\n" and git(repo, "show", "HEAD:CHANGELOG.md") == changelog
+    return message_exact() and changed == b"CHANGELOG.md\n" and git(repo, "show", "HEAD:CHANGELOG.md") == changelog
 
 
 grade({"new_commit": 0.2, "message_exact": 0.6, "change_committed": 0.2},

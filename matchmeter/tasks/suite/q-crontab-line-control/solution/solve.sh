@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'bin/crontab -l'
-bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'15 3 * * 1 /opt/app/bin/rotate-logs --keep 7'"'"') | bin/crontab -'
+bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'15 3 * * 1 /opt/app/bin/rotate-logs --keep 7 # '"'"'$(cat TICKET)'"'"''"'"') | bin/crontab -'
 bash -c 'bin/crontab -l'

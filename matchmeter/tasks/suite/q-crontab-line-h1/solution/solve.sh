@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'bin/crontab -l'
-bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'0 2 * * * /opt/app/bin/backup --label "$(date +\%F)" > /var/log/backup.log 2>&1'"'"') | bin/crontab -'
+bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'0 2 * * * /opt/app/bin/backup --label "$(date +\%F)" > /var/log/backup.log 2>&1 # '"'"'$(cat TICKET)'"'"''"'"') | bin/crontab -'
 bash -c 'bin/crontab -l'

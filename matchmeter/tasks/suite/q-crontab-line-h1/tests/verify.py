@@ -1,8 +1,9 @@
 """crontab-line verifier: the installed crontab keeps every old line and holds the payload line once, byte-exact."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-line = (HERE / "payload.txt").read_bytes().decode()
+line = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / "spool" / "crontab").read_text().splitlines()
 
 
@@ -14,8 +15,10 @@ def job_exact():
     return lines().count(line) == 1
 
 
-def old_kept():
+def old_kept():  # counted only once the job is right: keeping the table is no work
     got = lines()
+    if not job_exact():
+        return False
     return got != original + [""] and got[: len(original)] == original
 
 

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'bin/crontab -l'
-bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'*/5 * * * * test -f /run/app.pid || echo '"'"'"'"'"'"'"'"'app down!'"'"'"'"'"'"'"'"' | mail -s "alert" ops@example.com'"'"') | bin/crontab -'
+bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'*/5 * * * * test -f /run/app.pid || echo '"'"'"'"'"'"'"'"'app down!'"'"'"'"'"'"'"'"' | mail -s "alert" ops@example.com # '"'"'$(cat TICKET)'"'"''"'"') | bin/crontab -'
 bash -c 'bin/crontab -l'

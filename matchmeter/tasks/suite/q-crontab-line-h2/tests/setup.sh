@@ -28,3 +28,6 @@ lines += [f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * {rng.choice(['*', '1-5
           for job in rng.sample(jobs, 3)]
 Path("spool/crontab").write_text("\n".join(lines) + "\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'bin/crontab -l'
-bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'0 */6 * * * /opt/app/bin/report --from 100% --glob [a-z]*.csv'"'"') | bin/crontab -'
+bash -c '(bin/crontab -l; printf '"'"'%s\n'"'"' '"'"'0 */6 * * * /opt/app/bin/report --from 100% --glob [a-z]*.csv # '"'"'$(cat TICKET)'"'"''"'"') | bin/crontab -'
 bash -c 'bin/crontab -l'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat .env'
-bash -c 'grep -v '"'"'^API_TOKEN='"'"' .env > .env.new && printf '"'"'API_TOKEN=%s\n'"'"' tok_live_7Hx92kQpZ4 >> .env.new && mv .env.new .env'
+bash -c 'grep -v '"'"'^API_TOKEN='"'"' .env > .env.new && printf '"'"'API_TOKEN=%s\n'"'"' '"'"'tok_live_7Hx92kQpZ4_'"'"'$(cat TICKET)'"'"''"'"' >> .env.new && mv .env.new .env'
 bash -c 'tail -n 2 .env'

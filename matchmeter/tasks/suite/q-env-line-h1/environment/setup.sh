@@ -14,3 +14,6 @@ rng.shuffle(pairs)
 Path(".env").write_text("".join(f"{k}={v}\n" for k, v in pairs))
 Path("README").write_text("The service reads .env with a literal loader: KEY=VALUE, one per line.\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat .env'
-bash -c 'grep -v '"'"'^API_TOKEN='"'"' .env > .env.new && printf '"'"'API_TOKEN=%s\n'"'"' '"'"'pa\ss`w0rd`!x'"'"' >> .env.new && mv .env.new .env'
+bash -c 'grep -v '"'"'^API_TOKEN='"'"' .env > .env.new && printf '"'"'API_TOKEN=%s\n'"'"' '"'"'pa\ss`w0rd`!x_'"'"'$(cat TICKET)'"'"''"'"' >> .env.new && mv .env.new .env'
 bash -c 'tail -n 2 .env'

@@ -4,11 +4,11 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat snippets/INDEX'
-bash -c 'cat > snippets/block.txt <<'"'"'PAYLOAD_END'"'"'
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | cat > snippets/block.txt
 #!/bin/sh
 set -e
 echo starting migration
 psql -f migrate.sql
-echo done
+echo done {ticket}
 PAYLOAD_END'
 bash -c 'cat -A snippets/block.txt'

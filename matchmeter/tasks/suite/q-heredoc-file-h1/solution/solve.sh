@@ -4,12 +4,12 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat snippets/INDEX'
-bash -c 'cat > snippets/block.txt <<'"'"'PAYLOAD_END'"'"'
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | cat > snippets/block.txt
 #!/bin/sh
 cat > /etc/app.conf <<EOF
 user=$1
 home=${HOME}
 EOF
-echo "wrote config"
+echo "wrote config" {ticket}
 PAYLOAD_END'
 bash -c 'cat -A snippets/block.txt'

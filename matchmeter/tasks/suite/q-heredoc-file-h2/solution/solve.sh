@@ -4,11 +4,11 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat snippets/INDEX'
-bash -c 'cat > snippets/block.txt <<'"'"'PAYLOAD_END'"'"'
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | cat > snippets/block.txt
 Release notes:
 EOF
 END
 PAYLOAD
-- it'"'"'s 100% done!
+- it'"'"'s 100% done! {ticket}
 PAYLOAD_END'
 bash -c 'cat -A snippets/block.txt'

@@ -4,10 +4,10 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat snippets/INDEX'
-bash -c 'cat > snippets/block.txt <<'"'"'PAYLOAD_END'"'"'
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | cat > snippets/block.txt
 printf '"'"'a\tb\n'"'"'
 x=`hostname`
 EOF
-echo "\$HOME is $HOME"
+echo "\$HOME is $HOME" {ticket}
 PAYLOAD_END'
 bash -c 'cat -A snippets/block.txt'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'python3 -m json.tool config/settings.json'
-bash -c 'python3 -c '"'"'import json, pathlib, sys; p = pathlib.Path(sys.argv[1]); d = json.loads(p.read_text()); d[sys.argv[2]][sys.argv[3]] = sys.argv[4]; p.write_text(json.dumps(d, indent=4))'"'"' config/settings.json app motd '"'"'Cost: $5 per `seat`, see ${DOCS_URL} or $(cat /etc/motd)'"'"''
+bash -c 'python3 -c '"'"'import json, pathlib, sys; p = pathlib.Path(sys.argv[1]); d = json.loads(p.read_text()); d[sys.argv[2]][sys.argv[3]] = sys.argv[4]; p.write_text(json.dumps(d, indent=4))'"'"' config/settings.json app motd '"'"'Cost: $5 per `seat`, see ${DOCS_URL} or $(cat /etc/motd) '"'"'$(cat TICKET)'"'"''"'"''
 bash -c 'python3 -m json.tool config/settings.json'

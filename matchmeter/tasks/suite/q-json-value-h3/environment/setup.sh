@@ -19,3 +19,6 @@ settings = {
 Path("config/settings.json").write_text(json.dumps(settings, indent=4) + "\n")
 Path("config/defaults.json").write_text(json.dumps({"app": {"port": 8080}}, indent=4) + "\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

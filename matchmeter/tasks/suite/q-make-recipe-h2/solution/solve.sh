@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'tail -n 4 Makefile'
-bash -c 'printf '"'"'\nstamp:\n\t%s\n'"'"' '"'"'@printf '"'"'"'"'"'"'"'"'%s\n'"'"'"'"'"'"'"'"' '"'"'"'"'"'"'"'"'$(VERSION)'"'"'"'"'"'"'"'"' > version.txt'"'"' >> Makefile'
+bash -c 'printf '"'"'\nstamp:\n\t%s\n'"'"' '"'"'@printf '"'"'"'"'"'"'"'"'%s\n'"'"'"'"'"'"'"'"' '"'"'"'"'"'"'"'"'$(VERSION)'"'"'"'"'"'"'"'"' > version.txt # '"'"'$(cat TICKET)'"'"''"'"' >> Makefile'
 bash -c 'tail -n 3 Makefile | cat -A'

@@ -17,3 +17,6 @@ for name in names:
     out += [f"{name}:"] + [f"\t{step}" for step in targets[name]] + [""]
 Path("Makefile").write_text("\n".join(out).rstrip("\n") + "\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

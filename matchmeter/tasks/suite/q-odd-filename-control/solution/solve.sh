@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -la inbox'
-bash -c 'touch '"'"'inbox/quarterly report 2024.txt'"'"''
+bash -c 'touch '"'"'inbox/quarterly report 2024 '"'"'$(cat TICKET)'"'"'.txt'"'"''
 bash -c 'ls -la inbox'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -la inbox'
-bash -c 'touch '"'"'inbox/it'"'"'"'"'"'"'"'"'s "final" (v2).txt'"'"''
+bash -c 'touch '"'"'inbox/it'"'"'"'"'"'"'"'"'s "final" (v2) '"'"'$(cat TICKET)'"'"'.txt'"'"''
 bash -c 'ls -la inbox'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -la inbox'
-bash -c 'touch '"'"'inbox/$HOME & `whoami`.txt'"'"''
+bash -c 'touch '"'"'inbox/$HOME & `whoami` '"'"'$(cat TICKET)'"'"'.txt'"'"''
 bash -c 'ls -la inbox'

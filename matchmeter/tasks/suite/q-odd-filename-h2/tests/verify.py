@@ -2,9 +2,10 @@
 
 import os
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-name = os.fsdecode((HERE / "payload.txt").read_bytes())
+name = os.fsdecode(seeded_payload(HERE / "payload.txt", seed()))
 inbox = APP / "inbox"
 before = {p.name: p.read_bytes() for p in (pristine() / "inbox").iterdir()}
 

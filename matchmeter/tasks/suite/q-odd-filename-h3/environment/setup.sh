@@ -11,3 +11,6 @@ Path("inbox").mkdir()
 for name in rng.sample(["invoice-0142.pdf", "notes.txt", "scan 003.png", "minutes.md", "todo.txt"], 3):
     Path("inbox", name).write_text(f"{name} #{rng.randint(1, 999)}\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

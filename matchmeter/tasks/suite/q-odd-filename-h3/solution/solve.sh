@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'ls -la inbox'
-bash -c 'touch '"'"'inbox/*[draft]? !important.txt'"'"''
+bash -c 'touch '"'"'inbox/*[draft]? !important '"'"'$(cat TICKET)'"'"'.txt'"'"''
 bash -c 'ls -la inbox'

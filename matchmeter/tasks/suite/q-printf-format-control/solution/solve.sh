@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/notify'
-bash -c 'printf '"'"'%s'"'"' '"'"'Hello %s, you have %d new messages'"'"' > conf/notify.fmt'
+bash -c 'printf '"'"'%s'"'"' '"'"'Hello %s, you have %d new messages '"'"'$(cat TICKET)'"'"''"'"' > conf/notify.fmt'
 bash -c 'bin/notify alice 3'

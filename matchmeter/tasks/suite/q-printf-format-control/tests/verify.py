@@ -1,11 +1,13 @@
 """printf-format verifier: conf/notify.fmt holds the payload format string, and bin/notify prints what printf
 with that format prints (compared with bash's own printf fed the payload as an exact argv element)."""
 
+import shutil
 import subprocess
 
-from verifylib import APP, HERE, grade, read
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, read, seed
 
-fmt = (HERE / "payload.txt").read_bytes()
+fmt = seeded_payload(HERE / "payload.txt", seed())
 SAMPLES = [("alice", "3"), ("bob", "42")]
 
 
@@ -16,7 +18,10 @@ def expected(name, count):
 
 
 def notify(name, count):
-    proc = subprocess.run(["bash", str(APP / "bin" / "notify"), name, count], capture_output=True, timeout=30)
+    """The starting bin/notify (rebuilt by setup.sh, never the workspace copy) run on the workspace's format."""
+    home = pristine()
+    shutil.copyfile(APP / "conf" / "notify.fmt", home / "conf" / "notify.fmt")
+    proc = subprocess.run(["bash", str(home / "bin" / "notify"), name, count], capture_output=True, timeout=30)
     return proc.stdout
 
 

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/notify'
-bash -c 'printf '"'"'%s'"'"' '"'"'[%-8s] %5d%% done!'"'"' > conf/notify.fmt'
+bash -c 'printf '"'"'%s'"'"' '"'"'[%-8s] %5d%% done! '"'"'$(cat TICKET)'"'"''"'"' > conf/notify.fmt'
 bash -c 'bin/notify alice 3'

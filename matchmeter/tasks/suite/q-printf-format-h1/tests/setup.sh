@@ -19,3 +19,6 @@ rng = random.Random(int(sys.argv[1]))
 Path("conf/notify.fmt").write_text(rng.choice(["%s: %s", "[%s] %s new", "%s has %s"]))
 Path("conf/users").write_text("\n".join(rng.sample(["ana", "ben", "kim", "lee", "max"], 3)) + "\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/notify'
-bash -c 'printf '"'"'%s'"'"' '"'"'%s: quota "$LIMIT" reached (%d%%) -- see `quota -v`'"'"' > conf/notify.fmt'
+bash -c 'printf '"'"'%s'"'"' '"'"'%s: quota "$LIMIT" reached (%d%%) -- see `quota -v` '"'"'$(cat TICKET)'"'"''"'"' > conf/notify.fmt'
 bash -c 'bin/notify alice 3'

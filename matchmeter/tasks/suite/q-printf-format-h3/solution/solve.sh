@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/notify'
-bash -c 'printf '"'"'%s'"'"' '"'"'%s\t%d\\n items \ 100%%'"'"' > conf/notify.fmt'
+bash -c 'printf '"'"'%s'"'"' '"'"'%s\t%d\\n items \ 100%% '"'"'$(cat TICKET)'"'"''"'"' > conf/notify.fmt'
 bash -c 'bin/notify alice 3'

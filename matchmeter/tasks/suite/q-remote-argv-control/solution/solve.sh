@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/remote'
-bash -c 'bin/remote '"'"'record nightly-2024.06.01'"'"''
+bash -c 'bin/remote '"'"'record nightly-2024.06.01-'"'"'$(cat TICKET)'"'"''"'"''
 bash -c 'tr '"'"'\0'"'"' '"'"'\n'"'"' < remote/argv.log'

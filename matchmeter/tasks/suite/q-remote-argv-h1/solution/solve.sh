@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/remote'
-bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'Bob'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'s "final" draft (v2)'"'"'"'"'"'"'"'"''"'"''
+bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'Bob'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'"'s "final" draft (v2)-'"'"'$(cat TICKET)'"'"''"'"'"'"'"'"'"'"''"'"''
 bash -c 'tr '"'"'\0'"'"' '"'"'\n'"'"' < remote/argv.log'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/remote'
-bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'$HOME and $(whoami) and `id -u`'"'"'"'"'"'"'"'"''"'"''
+bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'$HOME and $(whoami) and `id -u`-'"'"'$(cat TICKET)'"'"''"'"'"'"'"'"'"'"''"'"''
 bash -c 'tr '"'"'\0'"'"' '"'"'\n'"'"' < remote/argv.log'

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat bin/remote'
-bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'line one
+bash -c 'bin/remote '"'"'record '"'"'"'"'"'"'"'"'line one-'"'"'$(cat TICKET)'"'"'
 C:\new\dir with *.log !'"'"'"'"'"'"'"'"''"'"''
 bash -c 'tr '"'"'\0'"'"' '"'"'\n'"'"' < remote/argv.log'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'grep -n FOOTER templates/page.html'
-bash -c 'sed -i '"'"'s/{{FOOTER}}/Copyright 2024 Example Ltd. All rights reserved./'"'"' templates/page.html'
+bash -c 'sed -i '"'"'s/{{FOOTER}}/Copyright 2024 Example Ltd. All rights reserved. '"'"'$(cat TICKET)'"'"'/'"'"' templates/page.html'
 bash -c 'grep -n footer templates/page.html'

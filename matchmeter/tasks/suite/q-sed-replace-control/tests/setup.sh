@@ -17,3 +17,6 @@ lines += ["  </nav>", f"  <main>Updated {rng.randint(1, 28)} May</main>", "  <fo
 Path("templates/page.html").write_text("\n".join(lines) + "\n")
 Path("templates/base.html").write_text("<!-- base layout: do not edit -->\n<footer>{{FOOTER}}</footer>\n")
 PY
+
+# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
+python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'grep -n FOOTER templates/page.html'
-bash -c 'sed -i '"'"'s/{{FOOTER}}/Docs at https:\/\/example.com\/docs\/v2\/?a=1\&b=2 \& more/'"'"' templates/page.html'
+bash -c 'sed -i '"'"'s/{{FOOTER}}/Docs at https:\/\/example.com\/docs\/v2\/?a=1\&b=2 \& more '"'"'$(cat TICKET)'"'"'/'"'"' templates/page.html'
 bash -c 'grep -n footer templates/page.html'

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'grep -n FOOTER templates/page.html'
-bash -c 'sed -i '"'"'s/{{FOOTER}}/<a href="\/terms">Terms \& Conditions<\/a> for $5\/month/'"'"' templates/page.html'
+bash -c 'sed -i '"'"'s/{{FOOTER}}/<a href="\/terms">Terms \& Conditions<\/a> for $5\/month '"'"'$(cat TICKET)'"'"'/'"'"' templates/page.html'
 bash -c 'grep -n footer templates/page.html'

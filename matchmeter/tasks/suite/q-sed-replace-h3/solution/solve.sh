@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'grep -n FOOTER templates/page.html'
-bash -c 'sed -i '"'"'s/{{FOOTER}}/Paths like C:\\new\\table \& \\1 stay as typed/'"'"' templates/page.html'
+bash -c 'sed -i '"'"'s/{{FOOTER}}/Paths like C:\\new\\table \& \\1 stay as typed '"'"'$(cat TICKET)'"'"'/'"'"' templates/page.html'
 bash -c 'grep -n footer templates/page.html'

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'sqlite3 db/app.sqlite .schema'
-bash -c 'sqlite3 db/app.sqlite <<'"'"'PAYLOAD_END'"'"'
-INSERT INTO notes (author, body) VALUES ('"'"'ops'"'"', '"'"'cost is $5 (was `$4`), see "${WIKI}"'"'"');
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | sqlite3 db/app.sqlite
+INSERT INTO notes (author, body) VALUES ('"'"'ops'"'"', '"'"'cost is $5 (was `$4`), see "${WIKI}" {ticket}'"'"');
 PAYLOAD_END'
 bash -c 'sqlite3 db/app.sqlite '"'"'SELECT id, author, body FROM notes ORDER BY id DESC LIMIT 2'"'"''

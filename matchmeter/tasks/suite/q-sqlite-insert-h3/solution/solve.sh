@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'sqlite3 db/app.sqlite .schema'
-bash -c 'sqlite3 db/app.sqlite <<'"'"'PAYLOAD_END'"'"'
-INSERT INTO notes (author, body) VALUES ('"'"'ops'"'"', '"'"'line one
+bash -c 'sed '"'"'s/{ticket}/'"'"'$(cat TICKET)'"'"'/'"'"' <<'"'"'PAYLOAD_END'"'"' | sqlite3 db/app.sqlite
+INSERT INTO notes (author, body) VALUES ('"'"'ops'"'"', '"'"'line one {ticket}
 line two: \\nas\data\new'"'"');
 PAYLOAD_END'
 bash -c 'sqlite3 db/app.sqlite '"'"'SELECT id, author, body FROM notes ORDER BY id DESC LIMIT 2'"'"''

@@ -2,9 +2,10 @@
 
 import sqlite3
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 
 
 def rows(path):
@@ -32,7 +33,7 @@ def author():
 
 def old_kept():
     got = rows(APP / "db" / "app.sqlite")
-    return len(new_rows()) == 1 and [r for r in got if r in old] == old
+    return body_exact() and len(new_rows()) == 1 and [r for r in got if r in old] == old
 
 
 grade({"body_exact": 0.6, "author_ops": 0.2, "one_new_row_old_kept": 0.2},

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat out/message.txt'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'Deployment finished on all nodes; see the dashboard for details.'"'"' > out/message.txt'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'Deployment finished on all nodes; see the dashboard for details. '"'"'$(cat TICKET)'"'"''"'"' > out/message.txt'
 bash -c 'cat -A out/message.txt'

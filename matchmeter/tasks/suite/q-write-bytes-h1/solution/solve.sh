@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat out/message.txt'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'She said "it'"'"'"'"'"'"'"'"'s done" -- don'"'"'"'"'"'"'"'"'t ship until it'"'"'"'"'"'"'"'"'s "green".'"'"' > out/message.txt'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'She said "it'"'"'"'"'"'"'"'"'s done" -- don'"'"'"'"'"'"'"'"'t ship until it'"'"'"'"'"'"'"'"'s "green". '"'"'$(cat TICKET)'"'"''"'"' > out/message.txt'
 bash -c 'cat -A out/message.txt'

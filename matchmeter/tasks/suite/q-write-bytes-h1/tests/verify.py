@@ -1,8 +1,9 @@
 """write-bytes verifier: out/message.txt holds the payload plus one newline, byte for byte."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes()
+payload = seeded_payload(HERE / "payload.txt", seed())
 expected = payload + b"\n"
 keep = (pristine() / "out" / "KEEP.md").read_bytes()
 
@@ -18,7 +19,7 @@ def lines():
 
 
 def keep_unchanged():
-    return lines() > 0 and read("out/KEEP.md", "b") == keep
+    return exact() and read("out/KEEP.md", "b") == keep
 
 
 grade({"exact_bytes": 0.6, "lines_match": 0.3, "notes_unchanged": 0.1},

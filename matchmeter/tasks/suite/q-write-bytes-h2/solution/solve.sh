@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat out/message.txt'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'Total: $TOTAL for ${USER} (was `expr 1 + 1`), $(date) at 5 $/h'"'"' > out/message.txt'
+bash -c 'printf '"'"'%s\n'"'"' '"'"'Total: $TOTAL for ${USER} (was `expr 1 + 1`), $(date) at 5 $/h '"'"'$(cat TICKET)'"'"''"'"' > out/message.txt'
 bash -c 'cat -A out/message.txt'

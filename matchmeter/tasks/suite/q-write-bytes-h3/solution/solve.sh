@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "${MM_APP:-.}"
 bash -c 'cat out/message.txt'
-bash -c 'printf '"'"'%s\n'"'"' '"'"'WIN=C:\temp\new\table.txt
+bash -c 'printf '"'"'%s\n'"'"' '"'"'WIN=C:\temp\new\table.txt '"'"'$(cat TICKET)'"'"'
 share=\\fileserver\builds
 regex: ^\d+\.\d+$
 \n is not a newline \'"'"' > out/message.txt'

@@ -31,8 +31,8 @@ def table():
     return got
 
 
-def segments():
-    return set(table()) == set(expected)
+def segments():  # the segment list is in customers.csv for anyone to copy: it counts once every id is right
+    return set(table()) == set(expected) and ids() == 1
 
 
 def ids():

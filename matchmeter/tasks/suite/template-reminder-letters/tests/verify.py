@@ -25,7 +25,8 @@ def path(row):
 
 
 def present():
-    return sum(path(r).is_file() for r in unpaid) / len(unpaid)
+    """Letters that exist and were filled in for their invoice (an empty file at the right name is no work)."""
+    return sum(path(r).is_file() and r["invoice"] in path(r).read_text() for r in unpaid) / len(unpaid)
 
 
 def exact():
@@ -36,7 +37,8 @@ def exact():
 def no_paid():
     letters = APP / "letters"
     extra = [p for p in letters.iterdir() if p.name not in {f"{r['invoice']}.txt" for r in unpaid}] if letters.is_dir() else []
-    return present() > 0 and not extra and not any(path(r).exists() for r in paid)
+    # Paid in proportion to the letters written right: leaving paid invoices alone is otherwise free.
+    return exact() if not extra and not any(path(r).exists() for r in paid) else 0.0
 
 
 grade({"letters_present": 0.2, "letters_exact": 0.6, "only_unpaid": 0.2},

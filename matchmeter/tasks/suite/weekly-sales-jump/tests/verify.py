@@ -1,5 +1,7 @@
 """weekly-sales-jump verifier: all stores summed per day; Monday-start weeks; largest absolute
-increase over the previous week (the promotion week, a clear winner); trailing 7-day mean."""
+increase over the previous week (the promotion week, a clear winner); trailing 7-day mean.
+The promotion is chain-wide, so any single store finds its week: the week alone weighs 0.3, the summed
+increase 0.4."""
 
 import csv
 import datetime as dt
@@ -27,7 +29,7 @@ def answer():
     return json.loads(read("answer.json"))
 
 
-grade({"week_start": 0.4, "increase": 0.3, "last_7_day_avg": 0.3},
+grade({"week_start": 0.3, "increase": 0.4, "last_7_day_avg": 0.3},
       {"week_start": lambda: str(answer()["week_start"]).strip()[:10] == best.isoformat(),
        "increase": lambda: close(answer()["increase"], jumps[best], 0.01),
        "last_7_day_avg": lambda: close(answer()["last_7_day_avg"], avg7, 0.01)})

@@ -4,9 +4,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from verifylib import APP, HERE, grade, pristine
+from quoting import payload as seeded_payload
+from verifylib import APP, HERE, grade, pristine, seed
 
-header = (HERE / "payload.txt").read_bytes()
+header = seeded_payload(HERE / "payload.txt", seed())
 log = (pristine() / "data" / "log.txt").read_bytes()
 extra = b"a \"quoted\" line with $HOME and \\ and %d\n\nlast\n"
 
@@ -28,7 +29,7 @@ def header_exact():
 
 
 def body():
-    return all(run(d).split(b"\n", 1)[1] == d for d in (log, extra))
+    return header_exact() and all(run(d).split(b"\n", 1)[1] == d for d in (log, extra))
 
 
 grade({"program_runs": 0.1, "header_exact": 0.6, "lines_passed_through": 0.3},

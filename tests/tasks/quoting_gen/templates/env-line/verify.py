@@ -1,8 +1,9 @@
 """env-line verifier: .env read the way the literal loader reads it (value = everything after the first =)."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / ".env").read_text().splitlines()
 
 
@@ -20,7 +21,7 @@ def single_line():
 
 def others_kept():
     got = [line for line in read(".env").split("\n") if line and not line.startswith("API_TOKEN=")]
-    return single_line() and got == [x for x in original if not x.startswith("API_TOKEN=")]
+    return value_exact() and got == [x for x in original if not x.startswith("API_TOKEN=")]
 
 
 grade({"token_exact": 0.6, "one_token_line": 0.2, "other_lines_kept": 0.2},

@@ -1,8 +1,9 @@
 """heredoc-file verifier: snippets/block.txt holds the payload lines, each ending in a newline, byte for byte."""
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-expected = (HERE / "payload.txt").read_bytes() + b"\n"
+expected = seeded_payload(HERE / "payload.txt", seed()) + b"\n"
 index = (pristine() / "snippets" / "INDEX").read_bytes()
 
 
@@ -16,7 +17,7 @@ def lines():
 
 
 def index_kept():
-    return lines() > 0 and read("snippets/INDEX", "b") == index
+    return exact() and read("snippets/INDEX", "b") == index
 
 
 grade({"exact_bytes": 0.6, "lines_match": 0.3, "index_unchanged": 0.1},

@@ -2,9 +2,10 @@
 
 import json
 
-from verifylib import HERE, grade, pristine, read
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
 
-payload = (HERE / "payload.txt").read_bytes().decode()
+payload = seeded_payload(HERE / "payload.txt", seed()).decode()
 orig = json.loads((pristine() / "config" / "settings.json").read_text())
 
 
@@ -18,6 +19,8 @@ def motd():
 
 
 def rest():
+    if not motd():  # kept settings count only once the work is done
+        return False
     got = data()
     got["app"] = {k: v for k, v in got["app"].items() if k != "motd"}
     want = dict(orig, app={k: v for k, v in orig["app"].items() if k != "motd"})

@@ -1,8 +1,14 @@
-"""make-recipe verifier: a `stamp:` target after the untouched original Makefile, its one recipe line byte-exact."""
+"""make-recipe verifier: a `stamp:` target after the untouched original Makefile, its one recipe line byte-exact.
 
-from verifylib import HERE, grade, pristine, read
+A `.PHONY: stamp` line (idiomatic, and not forbidden by the instruction) may be added too.
+"""
 
-recipe = "\t" + (HERE / "payload.txt").read_bytes().decode()
+import re
+
+from quoting import payload as seeded_payload
+from verifylib import HERE, grade, pristine, read, seed
+
+recipe = "\t" + seeded_payload(HERE / "payload.txt", seed()).decode()
 original = (pristine() / "Makefile").read_text()
 
 
@@ -24,8 +30,11 @@ def recipe_exact():
     return target() and got[got.index("stamp:") + 1] == recipe
 
 
+PHONY = re.compile(r"\.PHONY\s*:.*(?<![\w.-])stamp(?![\w.-]).*")
+
+
 def appended():
-    return recipe_exact() and [x for x in added() if x] == ["stamp:", recipe]
+    return recipe_exact() and [x for x in added() if x and not PHONY.fullmatch(x)] == ["stamp:", recipe]
 
 
 grade({"stamp_target": 0.2, "recipe_exact": 0.6, "only_appended": 0.2},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds bin/remote (runs its argument on the "remote host" the way `ssh host CMD` does: the remote
-# shell parses the string again) and remote/bin/record (logs its argv, NUL-separated, to remote/argv.log).
+# shell parses the string again; like sshd it logs the command line it received, to remote/calls.log) and
+# remote/bin/record (logs its argv, NUL-separated, to remote/argv.log).
 set -euo pipefail
 mkdir -p bin remote/bin
 cat > bin/remote <<'SH'
@@ -9,6 +10,7 @@ cat > bin/remote <<'SH'
 # the remote side parses the string again with its own shell (bash -c "$1"), in its home directory.
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ "$#" -ne 1 ]; then echo "usage: bin/remote 'COMMAND LINE'" >&2; exit 2; fi
+printf '%s\0' "$1" >> "$root/remote/calls.log"
 cd "$root/remote" && PATH="$root/remote/bin:$PATH" MM_VIA_REMOTE=1 exec bash -c "$1"
 SH
 cat > remote/bin/record <<'SH'
