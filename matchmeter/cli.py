@@ -284,6 +284,26 @@ def audit(
     console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
 
 
+# ------------------------------------------------------------------ gate (qualify the preservation gate)
+
+gate_app = typer.Typer(help="The preservation gate: measure its rules and judge on a labelled corpus.", no_args_is_help=True)
+app.add_typer(gate_app, name="gate")
+
+
+@gate_app.command("eval")
+def gate_eval(
+    judge_model: str = typer.Option(None, "--judge-model", help="Judge to qualify (e.g. sim/judge, openai/gpt-4o-mini)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Labelled gate corpus (.jsonl; default: the built-in one)."),
+    split: str = typer.Option("test", "--split", help="test (the held-out fifth), dev or all."),
+    votes: int = typer.Option(1, "--votes", min=1, help="Judge votes per case (strict majority passes)."),
+    api_base: str = typer.Option(None, "--api-base", help="Endpoint of the judge (sim/* use the built-in stub)."),
+) -> None:
+    """Caught/total per unfaithful kind and false rejections per faithful kind: rules, judge, both."""
+    from matchmeter.optimizer.gate_eval import render_gate_eval, run_gate_eval
+
+    render_gate_eval(run_gate_eval(corpus, judge_model, split=split, votes=votes, api_base=api_base), _console())
+
+
 # ------------------------------------------------------------------ evaluate / demo (pipeline)
 
 

@@ -137,7 +137,7 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     contract, reasons = contract_of(original), []
     cand_paths, flat = set(paths_in(candidate)), _flat(candidate)
     for item in contract.of_kind("path"):
-        bare = item.norm in flat and ("/" in item.norm or "." in item.norm)
+        bare = ("/" in item.norm or "." in item.norm) and re.search(rf"(?<![\w/.-]){re.escape(item.norm)}(?![\w-])", flat)
         if item.norm not in cand_paths and not bare:
             reasons.append(f"drops_literal:path:{item.text}")
     for item in contract.of_kind("literal"):

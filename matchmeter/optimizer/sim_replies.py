@@ -30,7 +30,8 @@ import re
 from typing import Any
 
 from matchmeter.gate.commands import NUMBERED
-from matchmeter.gate.contract import clauses, extract_contract, literals_in, paths_in
+from matchmeter.gate.contract import clauses, extract_contract, formats_in, literals_in, numbers_in, paths_in
+from matchmeter.gate.rules import literal_count
 from matchmeter.llm.stub_server import StubReply, StubServer
 
 SIM_REWRITER, SIM_JUDGE = "sim/rewriter", "sim/judge"
@@ -126,12 +127,25 @@ def rewriter_reply(request: dict[str, Any]) -> StubReply:
     return StubReply(text=json.dumps({"diagnosis": diagnosis, "candidates": candidates}), simulated=True)
 
 
+def _present(item: Any, original: str, candidate: str) -> bool:
+    """String checks with the rules' normalisation; prohibitions, scope and requirements are not checked."""
+    flat = " ".join(candidate.split())
+    if item.kind == "path":
+        return item.norm in paths_in(candidate) or item.norm in flat
+    if item.kind == "literal":
+        return literal_count(item.norm, flat) >= literal_count(item.norm, " ".join(original.split()))
+    if item.kind == "number":
+        return numbers_in(candidate)[(item.norm, item.unit)] >= item.count
+    if item.kind == "format":
+        return item.norm in formats_in(candidate)
+    return True
+
+
 def judge_checklist(original: str, candidate: str) -> dict[str, Any]:
     """The SIMULATED checklist: string presence per item, no semantic check."""
-    items, flat = [], " ".join(candidate.split())
+    items = []
     for item in extract_contract(original).items:
-        present = item.kind in ("prohibition", "scope", "requirement") or (item.norm or item.text) in flat or (
-            item.kind == "number" and re.search(rf"(?<![\d.]){re.escape(item.norm)}(?![\d])", flat))
+        present = _present(item, original, candidate)
         items.append({"id": item.id, "status": "kept" if present else "dropped",
                       "note": "SIMULATED string check" if present else f"SIMULATED: {item.text[:40]!r} not found"})
     dropped = [i for i in items if i["status"] == "dropped"]
