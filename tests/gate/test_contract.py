@@ -28,11 +28,13 @@ def edit(name: str, old: str, new: str, tail: str = "") -> str:
 def test_contract_of_fix_permissions():
     contract = extract_contract(task("fix-permissions").instruction)
     rendered = contract.render()
-    assert "path: site/bin" in rendered and "path: vendor" in rendered
+    assert "path: site/bin" in rendered
+    assert "path: vendor" in rendered
     numbers = {i.text: i.count for i in contract.of_kind("number")}
     assert numbers == {"644": 1, "755": 2}
     (prohibition,) = contract.of_kind("prohibition")
-    assert prohibition.strength == "change" and prohibition.objects == ["vendor"]
+    assert prohibition.strength == "change"
+    assert prohibition.objects == ["vendor"]
 
 
 def test_contract_numbers_carry_units_and_words():

@@ -22,7 +22,7 @@ def test_corpus_shape_and_fixed_split():
     labels = Counter(c["label"] for c in cases)
     assert len(cases) >= 200
     assert labels["faithful"] * 10 >= 4 * labels["unfaithful"]
-    assert ISSUE_KINDS <= {c["kind"] for c in cases if c["label"] == "unfaithful"}
+    assert {c["kind"] for c in cases if c["label"] == "unfaithful"} >= ISSUE_KINDS
     assert meta["seed"] == SEED
     test = [c for c in cases if c["split"] == "test"]
     assert len(test) == round(0.2 * len(cases))
@@ -55,7 +55,8 @@ def test_gate_eval_cli_with_the_simulated_judge(tmp_path):
     assert "rules: caught 2/2 of the rule-detectable kinds" in out
     assert "false rejections 0/1 faithful" in out
     assert "SIMULATED judge (string checks, no semantic check)" in out
-    assert "first_last" in out and "judge cost $" in out
+    assert "first_last" in out
+    assert "judge cost $" in out
 
 
 def test_bad_corpus_is_one_line_exit_2(tmp_path):
@@ -64,5 +65,6 @@ def test_bad_corpus_is_one_line_exit_2(tmp_path):
     done = subprocess.run([sys.executable, "-m", "matchmeter.cli", "gate", "eval", "--corpus", str(bad)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert "gate corpus line 1 lacks" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "gate corpus line 1 lacks" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
     assert CORPUS.is_file()

@@ -161,7 +161,8 @@ def test_every_verdict_field_can_reject(tmp_path):
 def test_the_judge_sees_contract_and_reference_the_rewriter_does_not(tmp_path):
     verdict, stub = verdict_with_votes(tmp_path, [v("same")], votes=1)
     user = verdict.judge_messages[-1]["content"]
-    assert "path: run/server.pid" in user and "number: 8080" in user
+    assert "path: run/server.pid" in user
+    assert "number: 8080" in user
     assert "prohibition: Do not modify app/config.ini." in user
     assert SOLUTION[1] in user.split("<<<REFERENCE>>>", 1)[1]
     assert verdict.passed
