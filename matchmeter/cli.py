@@ -256,7 +256,7 @@ def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
         f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, "
         f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
         f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
-        f"{drifted}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
+        f"{drifted}\n{s.judge_note}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
 
 
 @app.command("audit")

@@ -4,11 +4,14 @@ Rules run on every case; with `--judge-model` the judge votes on every case too,
 rules, through the same LM client as `optimize` (`sim/judge` through the built-in loopback stub, which
 is SIMULATED: string checks, no semantic check). The table shows, per kind, caught/total for
 unfaithful kinds and false rejections/total for faithful ones, for rules alone, judge alone and both.
+A judge measured on the built-in corpus's held-out split is recorded (`qualification_path`), and
+`optimize` and `demo` state its measured catch rate next to their gate counts (`judge_note`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,8 +55,11 @@ def run_gate_eval(corpus: Path | None, judge_model: str | None, *, split: str = 
     cases = [c for c in cases if split == "all" or c["split"] == split]
     with _judge(judge_model, api_base) as judge:
         results = evaluate(cases, suite=suite or builtin_suite_dir(), judge=judge, votes=votes)
-    return tabulate(results, corpus=str(corpus or "built-in"), split=split, judge_model=judge_model,
+    report = tabulate(results, corpus=str(corpus or "built-in"), split=split, judge_model=judge_model,
                     simulated=bool(judge_model and judge_model.startswith("sim/")))
+    if votes == 1 and api_base is None and suite is None:
+        write_qualification(report)
+    return report
 
 
 def render_gate_eval(report: EvalReport, console: Any) -> None:
@@ -79,3 +85,47 @@ def render_gate_eval(report: EvalReport, console: Any) -> None:
         console.print(f"judge {report.judge_model}{kind}: caught {jc}/{jt} unfaithful, false rejections {jf}/{ft}; "
                       f"both: caught {bc}/{jt}, false rejections {bf}/{ft}; judge cost ${report.judge_cost_usd:.6f}",
                       highlight=False)
+
+
+# ------------------------------------------------------------------ the judge's qualification, as optimize/demo state it
+
+
+def qualification_path(model: str) -> Path:
+    from matchmeter.llm.cache import default_cache_dir
+    from matchmeter.optimizer.records import source_slug
+
+    return default_cache_dir() / "gate-qualification" / f"{source_slug(model)}.json"
+
+
+def write_qualification(report: EvalReport) -> Path | None:
+    """Store the judge's measured rates (built-in corpus, held-out split only) for `optimize` and `demo`."""
+    if report.judge_model is None or report.corpus != "built-in" or report.split != "test":
+        return None
+    from matchmeter.runner.store import atomic_write_text
+
+    caught, total = report.rate("judge")
+    both, _ = report.rate("both")
+    rules, _ = report.rate("rules")
+    false, faithful = report.rate("judge", label="faithful")
+    body = {"model": report.judge_model, "simulated": report.judge_simulated, "caught": caught, "total": total,
+            "beyond_rules": both - rules, "missed_by_rules": total - rules, "false_rejections": false,
+            "faithful": faithful, "cost_usd": report.judge_cost_usd}
+    path = qualification_path(report.judge_model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(body, indent=2) + "\n")
+    return path
+
+
+def judge_note(model: str) -> str:
+    """One line on what the judge was measured to catch; a sim/ judge is measured on the spot (free)."""
+    path = qualification_path(model)
+    if not path.is_file() and model.startswith("sim/"):
+        write_qualification(run_gate_eval(None, model))
+    if not path.is_file():
+        return (f"judge {model}: not qualified: its catch rate is unmeasured "
+                f"(run `matchmeter gate eval --judge-model {model}`)")
+    q = json.loads(path.read_text(encoding="utf-8"))
+    what = " (SIMULATED: string checks, no semantic check)" if q["simulated"] else ""
+    return (f"judge {model}{what}: on the gate corpus's held-out fifth it caught {q['caught']}/{q['total']} unfaithful "
+            f"rewrites, {q['beyond_rules']}/{q['missed_by_rules']} of those the rules miss, and rejected "
+            f"{q['false_rejections']}/{q['faithful']} faithful ones")

@@ -49,6 +49,7 @@ class OptimizeSummary(BaseModel):
     audit_passed: int = 0
     audit_drifted: list[str] = Field(default_factory=list)
     rejection_reasons: dict[str, int] = Field(default_factory=dict)
+    judge_note: str = Field("", description="What the judge was measured to catch on the gate corpus (gate eval).")
     warnings: list[str] = Field(default_factory=list)
 
 
