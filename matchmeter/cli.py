@@ -277,7 +277,11 @@ def audit(
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return
     console = _console()
+    shown: set[str] = set()
     for e in entries:
+        if e.task_id not in shown and e.contract:  # the contract once per task: what every rule checked
+            shown.add(e.task_id)
+            console.print(f"contract of {e.task_id}:\n  " + "\n  ".join(e.contract), markup=False, highlight=False)
         console.print(f"[bold]{e.task_id}[/] / {e.source} / {e.candidate_id}: rejected by {e.rejected_by}: "
                       f"{', '.join(e.reasons)}", highlight=False)
         console.print(e.diff, markup=False, highlight=False)
