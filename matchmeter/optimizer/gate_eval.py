@@ -91,10 +91,14 @@ def render_gate_eval(report: EvalReport, console: Any) -> None:
 
 
 def qualification_path(model: str) -> Path:
+    from matchmeter.gate.evaluate import CORPUS
     from matchmeter.llm.cache import default_cache_dir
     from matchmeter.optimizer.records import source_slug
+    from matchmeter.schema import sha256_text
 
-    return default_cache_dir() / "gate-qualification" / f"{source_slug(model)}.json"
+    # keyed by the corpus's digest: a measurement on another corpus is not this judge's qualification
+    corpus = sha256_text(CORPUS.read_text(encoding="utf-8"))[:12]
+    return default_cache_dir() / "gate-qualification" / f"{source_slug(model)}-{corpus}.json"
 
 
 def write_qualification(report: EvalReport) -> Path | None:

@@ -68,3 +68,12 @@ def test_bad_corpus_is_one_line_exit_2(tmp_path):
     assert "gate corpus line 1 lacks" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert CORPUS.is_file()
+
+
+def test_an_unmeasured_real_judge_is_stated_as_not_qualified(tmp_path, monkeypatch):
+    from matchmeter.optimizer.gate_eval import judge_note
+
+    monkeypatch.setenv("MATCHMETER_CACHE_DIR", str(tmp_path))
+    note = judge_note("openai/gpt-4o-mini")
+    assert note.startswith("judge openai/gpt-4o-mini: not qualified")
+    assert "matchmeter gate eval --judge-model openai/gpt-4o-mini" in note

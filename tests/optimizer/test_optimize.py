@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -39,6 +40,9 @@ def test_optimize_counts_freeze_and_preservation_audit(source_run, tmp_path):
     assert state["rewrite"]["candidates"][0]["text"] != generic["rewrite"]["candidates"][0]["text"]
     assert "from the attempt" in state["rewrite"]["candidates"][0]["rationale"]
     assert s.lm_spend_usd > 0
+    # the judge's measured catch rate on the gate corpus is stated next to the gate counts
+    assert re.search(r"judge sim/judge \(SIMULATED: string checks, no semantic check\): on the gate corpus's held-out "
+                     r"fifth it caught \d+/\d+ unfaithful rewrites, 0/\d+ of those the rules miss", s.judge_note)
     assert s.source_side_executions == 2 * 2  # 2 eligible candidates × the source run's 2 seeds
     assert s.warnings  # same-family rewriter and judge
     frozen = load_frozen(tmp_path / "ds")
