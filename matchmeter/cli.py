@@ -262,7 +262,7 @@ def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
         f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, "
         f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
         f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
-        f"{drifted}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
+        f"{drifted}\n{s.judge_note}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
 
 
 @app.command("audit")
@@ -283,11 +283,35 @@ def audit(
         print(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return
     console = _console()
+    shown: set[str] = set()
     for e in entries:
+        if e.task_id not in shown and e.contract:  # the contract once per task: what every rule checked
+            shown.add(e.task_id)
+            console.print(f"contract of {e.task_id}:\n  " + "\n  ".join(e.contract), markup=False, highlight=False)
         console.print(f"[bold]{e.task_id}[/] / {e.source} / {e.candidate_id}: rejected by {e.rejected_by}: "
                       f"{', '.join(e.reasons)}", highlight=False)
         console.print(e.diff, markup=False, highlight=False)
     console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
+
+
+# ------------------------------------------------------------------ gate (qualify the preservation gate)
+
+gate_app = typer.Typer(help="The preservation gate: measure its rules and judge on a labelled corpus.", no_args_is_help=True)
+app.add_typer(gate_app, name="gate")
+
+
+@gate_app.command("eval")
+def gate_eval(
+    judge_model: str = typer.Option(None, "--judge-model", help="Judge to qualify (e.g. sim/judge, openai/gpt-4o-mini)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Labelled gate corpus (.jsonl; default: the built-in one)."),
+    split: str = typer.Option("test", "--split", help="test (the held-out fifth), dev or all."),
+    votes: int = typer.Option(1, "--votes", min=1, help="Judge votes per case (strict majority passes)."),
+    api_base: str = typer.Option(None, "--api-base", help="Endpoint of the judge (sim/* use the built-in stub)."),
+) -> None:
+    """Caught/total per unfaithful kind and false rejections per faithful kind: rules, judge, both."""
+    from matchmeter.optimizer.gate_eval import render_gate_eval, run_gate_eval
+
+    render_gate_eval(run_gate_eval(corpus, judge_model, split=split, votes=votes, api_base=api_base), _console())
 
 
 # ------------------------------------------------------------------ evaluate / demo (pipeline)

@@ -2,7 +2,8 @@
 
 `gate_candidate` runs the rules first and asks the judge only when every rule passed (a rule failure
 is certain and free; the judge is neither). A candidate passes when every rule passes and a strict
-majority of judge votes pass; ties and unparsable votes reject.
+majority of judge votes pass; ties and unparsable votes reject. The judge is shown the task contract
+and the reference path (`judge_votes`), which `gate eval` also calls on its own to measure the judge alone.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from matchmeter.gate.judge import Judge, JudgeVote
-from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules
+from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules, contract_of
 from matchmeter.schema import SCHEMA_VERSION
 
 
@@ -40,6 +41,16 @@ def majority_passes(votes: Sequence[JudgeVote]) -> bool:
     return sum(v.passed for v in votes) * 2 > len(votes) > 0
 
 
+def judge_votes(judge: Judge, original: str, candidate: str, knowledge: ReferenceKnowledge,
+                votes: int) -> tuple[bool, list[JudgeVote], list[dict[str, Any]]]:
+    """The judge's votes on a candidate, with the contract and the reference path in its prompt."""
+    contract = contract_of(original)
+    messages = judge.messages(original, candidate, contract.render(), "\n".join(knowledge.commands))
+    ids = [i.id for i in contract.items]
+    cast = [judge.vote(messages, i, votes, ids) for i in range(votes)]
+    return majority_passes(cast), cast, messages
+
+
 def gate_candidate(*, candidate_id: str, task_id: str, source: str, original: str, candidate: str,
                    knowledge: ReferenceKnowledge, earlier: Sequence[tuple[str, str]], judge: Judge | None,
                    votes: int = 1) -> GateVerdict:
@@ -51,10 +62,10 @@ def gate_candidate(*, candidate_id: str, task_id: str, source: str, original: st
         return GateVerdict(**base, decision="reject", rejected_by="rule", reasons=rule_reasons)
     if judge is None:  # rule-only gate (used by the drift audit on a frozen set)
         return GateVerdict(**base, decision="pass")
-    messages = judge.messages(original, candidate)
-    cast = [judge.vote(messages, i, votes) for i in range(votes)]
-    if majority_passes(cast):
+    passed, cast, messages = judge_votes(judge, original, candidate, knowledge, votes)
+    if passed:
         return GateVerdict(**base, votes=cast, judge_messages=messages, judge_model=judge.model, decision="pass")
     reasons = [v.reason_code for v in cast if not v.passed]
+    reasons += ["judge:tie"] if sum(v.passed for v in cast) * 2 == len(cast) else []
     return GateVerdict(**base, votes=cast, judge_messages=messages, judge_model=judge.model, decision="reject",
                        rejected_by="judge", reasons=list(dict.fromkeys(reasons)))

@@ -134,6 +134,9 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
                         units_skipped=done_before, clients=(rewriter, judge_client), source_side=side,
                         warnings=warnings)
     summary.stub_calls = stub.stats.http_calls if stub is not None else None
+    from matchmeter.optimizer.gate_eval import judge_note
+
+    summary.judge_note = judge_note(request.judge_model)
     return summary
 
 

@@ -4,7 +4,8 @@ The preservation audit re-runs the rule gate on every selected (non-fallback) de
 frozen set against its Original: a description that fails now "drifted" (its text or the rules
 changed since it was gated). It also counts how many selected descriptions carry a passing verdict.
 `audit_descset` lists rejected candidates with their reasons, judge votes and a unified diff against
-the Original, filtered by reason prefix, task and source; a rewrite that gave no candidates is listed
+the Original, and the task contract the rules checked it against (contract.py), filtered by reason
+prefix, task and source; a rewrite that gave no candidates is listed
 as `rewrite_unparsable:<why>` with the reply in place of the diff.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from matchmeter.errors import UserError
-from matchmeter.gate.rules import ReferenceKnowledge, check_rules
+from matchmeter.gate.rules import ReferenceKnowledge, check_rules, contract_of
 from matchmeter.optimizer.freeze import FrozenSet
 from matchmeter.optimizer.records import GENERIC, UnitState
 from matchmeter.schema import TaskSpec
@@ -49,6 +50,7 @@ class OptimizeSummary(BaseModel):
     audit_passed: int = 0
     audit_drifted: list[str] = Field(default_factory=list)
     rejection_reasons: dict[str, int] = Field(default_factory=dict)
+    judge_note: str = Field("", description="What the judge was measured to catch on the gate corpus (gate eval).")
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -115,6 +117,7 @@ class AuditEntry(BaseModel):
     reasons: list[str]
     votes: list[dict[str, Any]] = Field(default_factory=list)
     diff: str
+    contract: list[str] = Field(default_factory=list, description="The task contract the rules checked (one item a line).")
 
 
 def read_states(descset: Path) -> list[UnitState]:
@@ -146,5 +149,6 @@ def audit_descset(descset: Path, *, reason: str | None = None, task: str | None 
                                                 fromfile="original", tofile=verdict.candidate_id))
             entries.append(AuditEntry(task_id=state.task_id, source=state.source, candidate_id=verdict.candidate_id,
                                       rejected_by=verdict.rejected_by, reasons=verdict.reasons,
-                                      votes=[v.model_dump(exclude={"reply_text"}) for v in verdict.votes], diff=diff))
+                                      votes=[v.model_dump(exclude={"reply_text"}) for v in verdict.votes], diff=diff,
+                                      contract=contract_of(state.original_text).render().splitlines()))
     return entries

@@ -129,7 +129,7 @@ def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-
     console.print(f"candidates generated {opt.generated}, rejected by rule {opt.rejected_by_rule}, rejected by "
                   f"judge {opt.rejected_by_judge}, selected {opt.selected}, fell back {opt.fell_back}; "
                   f"LM spend ${opt.lm_spend_usd:.4f} (SIMULATED); preservation audit: {opt.audit_passed}/"
-                  f"{opt.audit_selected} selected descriptions pass, {len(opt.audit_drifted)} drifted")
+                  f"{opt.audit_selected} selected descriptions pass, {len(opt.audit_drifted)} drifted; {opt.judge_note}")
     _step(console, 4, "evaluate: every target under every condition")
     evaluation = evaluate(EvaluateRequest(descriptions=str(descset), targets=configs, out=str(out / "eval"),
                                           backend=backend, seeds=request.seeds, concurrency=request.concurrency,

@@ -27,11 +27,23 @@ CANDIDATES = {
 JUDGE_VERDICTS = {"adds_requirement": "adds_requirement"}  # every other candidate the judge calls immaterial
 
 
+def item_ids(request) -> list[int]:
+    """The contract item ids of the judge prompt (the judge must answer each)."""
+    contract = request["messages"][-1]["content"].split("<<<CONTRACT>>>\n", 1)[1].split("\n<<<END CONTRACT>>>", 1)[0]
+    return [int(m) for m in re.findall(r"(?m)^(\d+)\. ", contract)]
+
+
+def checklist(ids: list[int], verdict: str = "immaterial", **extra) -> str:
+    body = {"items": [{"id": i, "status": "kept"} for i in ids], "added_requirements": [], "leaks": [],
+            "verdict": verdict, "reason": "scripted"}
+    return json.dumps({**body, **extra})
+
+
 def judge_text(request) -> str:
     user = request["messages"][-1]["content"]
     cand = user.split("<<<CANDIDATE>>>\n", 1)[1].split("\n<<<END CANDIDATE>>>", 1)[0]
     name = next((k for k, v in CANDIDATES.items() if v.strip() == cand.strip()), "faithful")
-    return json.dumps({"verdict": JUDGE_VERDICTS.get(name, "immaterial"), "reason": f"scripted for {name}"})
+    return checklist(item_ids(request), JUDGE_VERDICTS.get(name, "immaterial"))
 
 
 def responder(request):
@@ -68,7 +80,7 @@ def test_scripted_candidates_are_judged_with_the_right_reasons(stub, tmp_path):
     assert verdicts["faithful"].passed
     assert verdicts["faithful"].votes[0].verdict == "immaterial"
     assert verdicts["drops_path"].reasons == ["drops_literal:path:run/server.pid"]
-    assert verdicts["changes_port"].reasons == ["changes_number:8080"]
+    assert verdicts["changes_port"].reasons == ["changes_number:8080 (1→0)"]
     assert verdicts["adds_requirement"].rejected_by == "judge"
     assert verdicts["adds_requirement"].reasons == ["judge:adds_requirement"]
     assert "leaks_reference:--bind" in verdicts["leaks_command"].reasons
@@ -85,36 +97,75 @@ def test_scripted_candidates_are_judged_with_the_right_reasons(stub, tmp_path):
     assert len({c.candidate_id for c in outcome.candidates}) == len(CANDIDATES)
 
 
-def vote_stub(replies_by_seed: dict[int, str]) -> StubServer:
+def vote_stub(replies_by_seed: dict[int, object]) -> StubServer:
     def reply(request):
         found = re.search(r"independent review (\d+) of", request["messages"][-1]["content"])
-        return replies_by_seed[int(found.group(1)) - 1 if found else 0]
+        answer = replies_by_seed[int(found.group(1)) - 1 if found else 0]
+        return answer(item_ids(request)) if callable(answer) else answer
     return StubServer(reply).start()
 
 
-def verdict_with_votes(tmp_path, replies: list[str], votes: int):
+def verdict_with_votes(tmp_path, replies: list, votes: int):
     stub = vote_stub(dict(enumerate(replies)))
     try:
         judge = Judge(client(stub, "stub/judge", tmp_path))
         return gate_candidate(candidate_id="c", task_id="t", source="s", original=INSTRUCTION,
-                              candidate=CANDIDATES["faithful"], knowledge=ReferenceKnowledge(), earlier=[],
-                              judge=judge, votes=votes), stub
+                              candidate=CANDIDATES["faithful"], knowledge=ReferenceKnowledge(commands=SOLUTION[1:2]),
+                              earlier=[], judge=judge, votes=votes), stub
     finally:
         stub.stop()
 
 
-def v(verdict: str) -> str:
-    return json.dumps({"verdict": verdict, "reason": "scripted"})
+def v(verdict: str, **extra):
+    return lambda ids: checklist(ids, verdict, **extra)
 
 
 def test_unparsable_judge_reply_rejects(tmp_path):
     bads = ["The candidate looks fine to me.", json.dumps({"verdict": "probably_fine"}),
-            json.dumps({"reason": "fine", "confidence": 0.9})]
+            json.dumps({"reason": "fine", "confidence": 0.9}), "I think {verdict: same} is right."]
     for i, bad in enumerate(bads):
         verdict, _ = verdict_with_votes(tmp_path / str(i), [bad], votes=1)  # own cache per case
         assert not verdict.passed
         assert verdict.reasons == ["judge_unparsable"]
         assert verdict.votes[0].reply_text == bad  # the reply is kept for the audit
+
+
+def test_json_after_a_sentence_of_prose_is_a_verdict(tmp_path):
+    verdict, _ = verdict_with_votes(tmp_path, [lambda ids: "Here is my review.\n" + checklist(ids) + "\nThanks."], votes=1)
+    assert verdict.passed
+    assert verdict.votes[0].verdict == "immaterial"
+
+
+def test_every_verdict_field_can_reject(tmp_path):
+    def statuses(bad: str):
+        return lambda ids: checklist(ids, items=[{"id": i, "status": bad if i == ids[0] else "kept"} for i in ids])
+
+    cases = {
+        "changed": (statuses("changed"), "judge:item_changed"),
+        "dropped": (statuses("dropped"), "judge:item_dropped"),
+        "added": (v("immaterial", added_requirements=["must answer within 1s"]), "judge:adds_requirement"),
+        "leak": (v("immaterial", leaks=["nohup python3 app/server.py --bind"]), "judge:leak"),
+        "verdict": (v("contradicts"), "judge:contradicts"),
+        "missing": (lambda ids: checklist(ids[1:]), "judge_incomplete"),
+    }
+    for name, (reply, reason) in cases.items():
+        verdict, _ = verdict_with_votes(tmp_path / name, [reply], votes=1)
+        assert not verdict.passed, name
+        assert verdict.reasons == [reason], name
+    changed, _ = verdict_with_votes(tmp_path / "changed2", [cases["changed"][0]], votes=1)
+    assert [i.status for i in changed.votes[0].items][0] == "changed"
+    missing, _ = verdict_with_votes(tmp_path / "missing2", [cases["missing"][0]], votes=1)
+    assert missing.votes[0].missing_items == [1]
+
+
+def test_the_judge_sees_contract_and_reference_the_rewriter_does_not(tmp_path):
+    verdict, stub = verdict_with_votes(tmp_path, [v("same")], votes=1)
+    user = verdict.judge_messages[-1]["content"]
+    assert "path: run/server.pid" in user
+    assert "number: 8080" in user
+    assert "prohibition: Do not modify app/config.ini." in user
+    assert SOLUTION[1] in user.split("<<<REFERENCE>>>", 1)[1]
+    assert verdict.passed
 
 
 def test_two_of_three_votes_pass_one_of_three_rejects_and_ties_reject(tmp_path):
@@ -127,10 +178,11 @@ def test_two_of_three_votes_pass_one_of_three_rejects_and_ties_reject(tmp_path):
     assert rejected.reasons == ["judge:adds_requirement", "judge_unparsable"]
     tie, _ = verdict_with_votes(tmp_path / "c", [v("same"), v("contradicts")], votes=2)
     assert not tie.passed
+    assert tie.reasons == ["judge:contradicts", "judge:tie"]
 
 
 def test_fenced_json_reply_is_accepted(tmp_path):
-    verdict, _ = verdict_with_votes(tmp_path, ["```json\n" + v("same") + "\n```"], votes=1)
+    verdict, _ = verdict_with_votes(tmp_path, [lambda ids: "```json\n" + checklist(ids, "same") + "\n```"], votes=1)
     assert verdict.passed
 
 
@@ -165,7 +217,7 @@ def test_same_family_warning():
 
 
 def test_a_failing_judge_call_is_a_recorded_rejection(tmp_path):
-    verdict, _ = verdict_with_votes(tmp_path, [{"fault": "500"}], votes=1)
+    verdict, _ = verdict_with_votes(tmp_path, [{"fault": "500"}], votes=1)  # a fault dict, not a reply
     assert not verdict.passed
     assert verdict.reasons == ["judge_error"]
     assert "500" in verdict.votes[0].error or "persisted" in verdict.votes[0].error

@@ -42,12 +42,16 @@ def test_optimize_then_audit(source_run, tmp_path):
     assert {e["source"] for e in entries} == {SOURCE, "generic"}
     assert all(e["reasons"][0].startswith("drops_literal:path:data/input.txt") for e in entries)
     assert all("-Copy the input file data/input.txt" in e["diff"] for e in entries)
+    assert "1. path: data/input.txt" in entries[0]["contract"]
+    assert any(line.startswith("prohibition: Do not change anything else under data/") for line in
+               (item.split(". ", 1)[1] for item in entries[0]["contract"]))
     only_source = json.loads(mm("audit", str(tmp_path / "ds"), "--json", "--source", SOURCE).stdout)
     assert [e["source"] for e in only_source] == [SOURCE]
     assert json.loads(mm("audit", str(tmp_path / "ds"), "--json", "--reason", "judge").stdout) == []
     assert json.loads(mm("audit", str(tmp_path / "ds"), "--json", "--task", "other").stdout) == []
     human = mm("audit", str(tmp_path / "ds"), "--reason", "drops_literal")
     assert "+++ " in human.stdout
+    assert human.stdout.count("contract of copy-two:") == 1
     assert "2 rejected candidate(s)" in human.stdout
 
 

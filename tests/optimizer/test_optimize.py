@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -31,10 +32,17 @@ def test_optimize_counts_freeze_and_preservation_audit(source_run, tmp_path):
     assert s.generic_selected == 1
     assert s.audit_passed == s.audit_selected == s.selected + s.generic_selected
     assert s.audit_drifted == []
-    # 2 rewrites + 4 judge votes (only rule-passing candidates reach the judge); the generic unit's two
-    # faithful texts equal the source unit's (the sim rewriter ignores the attempt), so 2 votes are cache hits
-    assert (s.lm_calls, s.lm_cache_hits) == (4, 2)
+    # 2 rewrites + 4 judge votes (only rule-passing candidates reach the judge), none shared: the sim
+    # rewriter derives the source unit's candidates from the sloppy run, the generic unit has no run
+    assert (s.lm_calls, s.lm_cache_hits) == (6, 0)
+    state = json.loads(state_path(tmp_path / "ds", "copy-two", SOURCE).read_text())
+    generic = json.loads(state_path(tmp_path / "ds", "copy-two", "generic").read_text())
+    assert state["rewrite"]["candidates"][0]["text"] != generic["rewrite"]["candidates"][0]["text"]
+    assert "from the attempt" in state["rewrite"]["candidates"][0]["rationale"]
     assert s.lm_spend_usd > 0
+    # the judge's measured catch rate on the gate corpus is stated next to the gate counts
+    assert re.search(r"judge sim/judge \(SIMULATED: string checks, no semantic check\): on the gate corpus's held-out "
+                     r"fifth it caught \d+/\d+ unfaithful rewrites, 0/\d+ of those the rules miss", s.judge_note)
     assert s.source_side_executions == 2 * 2  # 2 eligible candidates × the source run's 2 seeds
     assert s.warnings  # same-family rewriter and judge
     frozen = load_frozen(tmp_path / "ds")
