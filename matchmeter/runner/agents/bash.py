@@ -8,7 +8,7 @@ three in a row raise AgentError. Commands go through `session.execute` (transpor
 budgets); BudgetExceeded, AgentTimeout and SpendCapReached propagate to the runner.
 
 Agent options (Configuration.agent.options, all strings): api_base (session.api_base wins, the
-runner sets it for sim models), api_key_env, temperature (default 0), top_p, max_tokens, timeout_s
+runner sets it for sim models), api_key_env, prices (a --prices file merged over the shipped table), temperature (default 0), top_p, max_tokens, timeout_s
 (per model call, default 120), retry_attempts, retry_wait_s, cache ("off" disables), cache_salt.
 """
 
@@ -154,6 +154,7 @@ class BashAgent:
     def make_client(self, session: AgentSession) -> LMClient:
         """The LM client for this trial. Cache salt = task, seed (and attempt when the session has one)."""
         from matchmeter.llm.client import LMClient, RetryPolicy
+        from matchmeter.llm.pricing import PriceTable
         from matchmeter.llm.spend import SpendLedger
 
         ledger = self.spend_ledger
@@ -169,4 +170,5 @@ class BashAgent:
             str(self.configuration.model), api_base=session.api_base or self.options.get("api_base"),
             api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,
             timeout_s=float(self.options.get("timeout_s", "120")), use_cache=self.options.get("cache") != "off",
+            price_table=PriceTable.load(overrides=self.options.get("prices")),
         )
