@@ -248,6 +248,18 @@ def is_malformed(exc: BaseException) -> bool:
     return any(marker in str(exc) for marker in MALFORMED_MARKERS)
 
 
+def is_connection_error(exc: BaseException) -> bool:
+    """Nothing listening / connection refused. litellm reports it as a 500 "Connection error." on the
+    OpenAI route, so the name, the message and the cause chain are all consulted."""
+    chain: BaseException | None = exc
+    while chain is not None:
+        name = type(chain).__name__
+        if "APIConnectionError" in name or "ConnectError" in name or "Connection error" in str(chain):
+            return True
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
 def is_retryable(exc: BaseException) -> bool:
     """Allow-list: timeouts and HTTP 429/500/502/503/504. Everything else fails at once."""
     if isinstance(exc, AgentError | UserError):
@@ -263,10 +275,11 @@ def classify_error(exc: Exception, model: str, attempts: int, api_base: str | No
     name, status = type(exc).__name__, _status(exc)
     where = f"endpoint {api_base or 'provider default'}, model {model}"
     key = f"${api_key_env}" if api_key_env else "the provider's key variable (or pass --api-key-env)"
+    if is_connection_error(exc):
+        return InfraError(f"cannot reach {api_base or 'the provider'} for model {model} "
+                          f"({attempts} attempts): {_short(exc, 160)}")
     if is_retryable(exc):
         return InfraError(f"model {model}: {name} persisted after {attempts} attempts: {_short(exc)}")
-    if "APIConnectionError" in name or "ConnectError" in name:
-        return InfraError(f"cannot reach {api_base or 'the provider'} for model {model}: {_short(exc, 160)}")
     if status in (401, 403) or "AuthenticationError" in name or "PermissionDenied" in name:
         return UserError(f"the server rejected the API key (HTTP {status or 401})", where, f"check {key}")
     if status == 404 or "NotFoundError" in name:
