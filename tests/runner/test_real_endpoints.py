@@ -89,7 +89,8 @@ def test_rejected_key_is_a_user_error_at_preflight(tasks, tmp_path, monkeypatch)
     assert proc.returncode == 2
     err = _flat(proc.stderr)
     assert "the server rejected the API key (HTTP 401)" in err
-    assert f"endpoint {stub.api_base}, model openai/coder" in err and "check $MM_TEST_KEY" in err
+    assert f"endpoint {stub.api_base}, model openai/coder" in err
+    assert "check $MM_TEST_KEY" in err
 
 
 def test_model_typo_on_the_server_is_a_user_error_at_preflight(tasks, tmp_path):
@@ -97,8 +98,10 @@ def test_model_typo_on_the_server_is_a_user_error_at_preflight(tasks, tmp_path):
         proc = _run(tasks, tmp_path / "run", "openai/codr", stub.api_base)
     assert proc.returncode == 2
     err = _flat(proc.stderr)
-    assert "model not found" in err and "The model `codr` does not exist" in err
-    assert f"endpoint {stub.api_base}, model openai/codr" in err and "/v1/models" in err
+    assert "model not found" in err
+    assert "The model `codr` does not exist" in err
+    assert f"endpoint {stub.api_base}, model openai/codr" in err
+    assert "/v1/models" in err
 
 
 def test_provider_typo_is_a_user_error_at_preflight(tasks, tmp_path):
@@ -152,8 +155,10 @@ def test_failures_during_a_run_are_printed_stored_as_infra_and_retried(tasks, tm
     assert retried.returncode == 0, retried.stderr
     summary = json.loads(retried.stdout)
     assert (summary["retried"], summary["executed"], summary["infra_failures"]) == (2, 2, 0)
-    assert summary["mean_reward"] == 1.0 and summary["failure_modes"] == {"none": 2}
-    assert summary["lm_calls"] == 4 and summary["lm_cache_hits"] == 0
+    assert summary["mean_reward"] == 1.0
+    assert summary["failure_modes"] == {"none": 2}
+    assert summary["lm_calls"] == 4
+    assert summary["lm_cache_hits"] == 0
     assert len(list((out / "retried").iterdir())) == 2  # the failed executions are kept aside, not deleted
     manifest = json.loads((out / "manifest.json").read_text())
     assert (manifest["lm_calls"], manifest["lm_cache_hits"]) == (4, 0)
@@ -197,10 +202,12 @@ def test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them(tasks, 
         usages = stub.stats.usages
     assert unpriced.returncode == 0, unpriced.stderr
     assert "--spend-cap $1 cannot stop spend on unpriced model(s) openai/coder" in _flat(unpriced.stderr)
-    assert priced.returncode == 0 and "spend-cap" not in priced.stderr
+    assert priced.returncode == 0
+    assert "spend-cap" not in priced.stderr
     [a] = [json.loads(p.read_text()) for p in (tmp_path / "a" / "executions").glob("*/result.json")]
     [b] = [json.loads(p.read_text()) for p in (tmp_path / "b" / "executions").glob("*/result.json")]
-    assert a["cost"]["usd"] is None and "custom endpoint" in a["cost"]["null_reason"]
+    assert a["cost"]["usd"] is None
+    assert "custom endpoint" in a["cost"]["null_reason"]
     # requests: a's ping, copy, submit; b's ping only — b's replies came from the cache (same endpoint), and a
     # hit is priced from the original usage with b's table
     assert len(usages) == 4
@@ -209,4 +216,5 @@ def test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them(tasks, 
     assert b["cost"]["usd"] == pytest.approx(expected, rel=1e-12)
     ma, mb = (json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("a", "b"))
     assert (ma["price_table_id"], mb["price_table_id"]) == ("2026-11-01", "2026-11-01+my-local")
-    assert ma["price_table_digest"] != mb["price_table_digest"] and len(mb["price_table_digest"]) == 64
+    assert ma["price_table_digest"] != mb["price_table_digest"]
+    assert len(mb["price_table_digest"]) == 64
