@@ -334,7 +334,13 @@ def optimize(
                               judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=spend_cap,
                               prices=_reach_options(None, None, prices, False).get("prices"))
     _warn(_optimize_warnings(request))
-    _render_optimize_summary(run_optimize(request, progress=not quiet))
+    try:
+        summary = run_optimize(request, progress=not quiet)
+    except KeyboardInterrupt:
+        _console(stderr=True).print(f"interrupted; resume by running the same command again: {_resume_hint()}",
+                                    highlight=False, soft_wrap=True)
+        raise
+    _render_optimize_summary(summary)
 
 
 def _optimize_warnings(request) -> list[str]:  # type: ignore[no-untyped-def]
