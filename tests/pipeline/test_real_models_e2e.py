@@ -146,6 +146,7 @@ def pipeline(root: Path, tasks: Path, prices: Path, s: Servers, evaluate_flags: 
                                     "tokens_total", "failure_mode"]].reset_index(drop=True)}
 
 
+@pytest.mark.slow  # two whole pipelines, 26 local-sandbox trials: ~6 min on a loaded 2-core machine
 def test_real_model_workflow_hits_the_right_servers_and_cache_changes_no_number(tmp_path, servers):
     tasks = tmp_path / "tasks"
     for task_id, instruction in INSTRUCTIONS.items():  # calibration needs at least 3 tasks
