@@ -44,7 +44,8 @@ def test_tasks_list_json_and_the_table_never_cut_ids_when_piped():
     listed = subprocess.run([sys.executable, "-m", "matchmeter.cli", "tasks", "list", "--json"], capture_output=True,
                             text=True, timeout=120)
     ids = [t["id"] for t in json.loads(listed.stdout)]
-    assert len(ids) == 120 and "ab-test-ztest" in ids
+    assert len(ids) == 120
+    assert "ab-test-ztest" in ids
     table = subprocess.run([sys.executable, "-m", "matchmeter.cli", "tasks", "list"], capture_output=True, text=True,
                            timeout=120, env={**__import__("os").environ, "COLUMNS": "80"})
     cells = {line.split("│")[1].strip() for line in table.stdout.splitlines() if line.count("│") > 2}

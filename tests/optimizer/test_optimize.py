@@ -148,10 +148,9 @@ def test_sources_from_several_runs(source_run, tmp_path):
 
 def test_unparsable_rewrites_fall_back_and_are_audited(source_run, tmp_path):
     """A real-model path (--api-base to a scripted endpoint): a rewriter that answers prose gives no candidates."""
+    from matchmeter.llm.preflight import PING
     from matchmeter.llm.stub_server import StubServer
     from matchmeter.optimizer.report import audit_descset
-
-    from matchmeter.llm.preflight import PING
 
     asked: list[tuple[str, bool]] = []  # (model, is the preflight ping)
 
