@@ -31,6 +31,52 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
     return Console(stderr=stderr)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from matchmeter import __version__
+
+        typer.echo(f"matchmeter {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Fair, cost-aware benchmarks of command-line agents (AMS scoring, adapted descriptions)."""
+
+
+API_BASE_HELP = "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: the provider's)."
+KEY_ENV_HELP = "Name of the environment variable holding the key (read at call time, never stored)."
+PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
+NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to the endpoint)."
+
+
+def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
+                   no_cache: bool) -> dict[str, str]:
+    """Agent options that say where and how a model is reached (not part of the configuration digest)."""
+    from matchmeter.errors import UserError
+
+    if prices is not None and not prices.is_file():
+        raise UserError("price file not found", str(prices), "pass a TOML file with [[price]] entries")
+    options = {"api_base": api_base, "api_key_env": api_key_env,
+               "prices": str(prices.resolve()) if prices else None, "cache": "off" if no_cache else None}
+    return {k: v for k, v in options.items() if v}
+
+
+def _resume_hint(extra: str = "") -> str:
+    """The command line that continues an interrupted command (printed on Ctrl-C, also with --quiet)."""
+    import shlex
+
+    args = sys.argv[1:]
+    return "matchmeter " + " ".join(shlex.quote(a) for a in args) + (f" {extra}" if extra and extra not in args else "")
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        _console(stderr=True).print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+
+
 # ------------------------------------------------------------------ tasks
 
 
@@ -38,10 +84,18 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
 def tasks_list(
     path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
     core: bool = typer.Option(False, help="Only the Core subset."),
+    as_json: bool = typer.Option(False, "--json", help="Print the tasks as a JSON list (full ids, for scripts)."),
 ) -> None:
     """List tasks with family, difficulty and subgoals."""
-    from matchmeter.tasks.commands import list_tasks
+    from matchmeter.tasks.commands import list_tasks, task_rows
 
+    if as_json:
+        import json
+
+        from matchmeter.tasks.loader import load_tasks
+
+        typer.echo(json.dumps(task_rows(load_tasks(path or [], core=core)), indent=2))
+        return
     list_tasks(path or [], core=core, console=_console())
 
 
@@ -61,7 +115,7 @@ def tasks_check(
     path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
     backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
     seeds: int = typer.Option(3, min=1, help="Seeds 0..N-1 to check."),
-    concurrency: int = typer.Option(2, min=1),
+    concurrency: int = typer.Option(2, min=1, help="Checks run at once."),
     task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
@@ -90,38 +144,60 @@ def run(
     transport: str = typer.Option("raw", help="How commands reach the sandbox: raw, nested or escaped."),
     contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
     replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
-    api_base: str = typer.Option(None, help="OpenAI-compatible endpoint for --model (keys come from the environment)."),
-    api_key_env: str = typer.Option(None, help="Name of the environment variable holding the key (never stored)."),
+    api_base: str = typer.Option(None, help=API_BASE_HELP),
+    api_key_env: str = typer.Option(None, help=KEY_ENV_HELP),
+    prices: Path = typer.Option(None, help=PRICES_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
     resume: bool = typer.Option(False, help="Continue a stored run: skip finished executions, rerun partial ones."),
+    retry_failed: str = typer.Option("", "--retry-failed", help="With --resume: rerun stored executions with these "
+                                     "failure modes (comma-separated, e.g. infra_error,agent_error)."),
     allow_incompatible: bool = typer.Option(False, help="Keep executions whose CLI reports another model."),
     spend_cap: float = typer.Option(None, help="Stop new model calls once the run has spent this many USD."),
     with_probes: bool = typer.Option(False, help="Add the anti-gaming probe tasks (a failed probe = untrusted)."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
+    quiet: bool = typer.Option(False, help="No progress bar (errors and the resume hint are still printed)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
 ) -> None:
     """Execute configurations × tasks × seeds × attempts into a resumable run directory."""
+    from matchmeter.runner.endpoints import start_warnings
     from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
 
-    options = {k: str(v) for k, v in {"trajectory": replay, "api_base": api_base, "api_key_env": api_key_env}.items() if v}
+    options = {**_reach_options(api_base, api_key_env, prices, no_cache), **({"trajectory": str(replay)} if replay else {})}
     config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
     request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
                          resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
-                         with_probes=with_probes)
-    summary = execute_run(request, progress=not quiet)
-    _render_run_summary(summary)
+                         with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
+                         prices=options.get("prices"))
+    _warn(start_warnings([config], request.prices, spend_cap))
+    try:
+        summary = execute_run(request, progress=not quiet)
+    except KeyboardInterrupt:
+        _console(stderr=True).print(f"interrupted; resume with: {_resume_hint('--resume')}", highlight=False,
+                                    soft_wrap=True)
+        raise
+    _render_run_summary(summary, as_json)
+    if summary.executed and summary.infra_failures == summary.executed:
+        _console(stderr=True).print(
+            f"[bold red]error:[/] every one of the {summary.executed} new executions failed for infrastructure "
+            f"reasons ({summary.run_dir}): fix the cause printed above, then resume with --resume --retry-failed "
+            "infra_error,sandbox_error", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
-def _render_run_summary(summary) -> None:  # type: ignore[no-untyped-def]
-    console = _console()
-    failures: dict[str, int] = {}
-    for r in summary.results:
-        failures[r.failure_mode] = failures.get(r.failure_mode, 0) + 1
-    rewards = [r.reward for r in summary.results]
-    mean = sum(rewards) / len(rewards) if rewards else float("nan")
-    sim = any(r.simulated for r in summary.results)
-    console.print(f"{'[bold yellow]SIMULATED[/] ' if sim else ''}run {summary.run_dir}: planned {summary.planned}, "
-                  f"executed {summary.executed}, skipped (already stored) {summary.skipped}; "
-                  f"mean reward of new executions {mean:.3f}; failure modes {failures or '{}'}")
+def _render_run_summary(summary, as_json: bool = False) -> None:  # type: ignore[no-untyped-def]
+    data = summary.to_json()
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(data, indent=2))
+        return
+    mean = "n/a" if data["mean_reward"] is None else f"{data['mean_reward']:.3f}"
+    retried = f"; moved {summary.retried} stored failures aside to rerun" if summary.retried else ""
+    _console().print(f"{'[bold yellow]SIMULATED[/] ' if data['simulated'] else ''}run {summary.run_dir}: planned "
+                     f"{summary.planned}, executed {summary.executed}, skipped (already stored) {summary.skipped}"
+                     f"{retried}; mean reward of new executions {mean}; failure modes {data['failure_modes'] or '{}'}; "
+                     f"infrastructure failures {data['infra_failures']}; model calls {summary.lm_calls} "
+                     f"({summary.lm_cache_hits} from the response cache)", highlight=False, soft_wrap=True)
 
 
 # ------------------------------------------------------------------ env
@@ -177,15 +253,27 @@ def score(
                                         "original (default), self, cross_only, pooled, generic; repeat for one table each."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Score configurations that miss calibrated tasks "
                                        "over what they ran, marked PARTIAL (refused by default)."),
+    prices: Path = typer.Option(None, help="Re-price the stored token counts with the shipped table + this file "
+                                "(the output says so)."),
+    as_json: bool = typer.Option(False, "--json", help="Print scores.json to stdout instead of the table (one JSON "
+                                 "object per condition)."),
 ) -> None:
     """AMS per configuration against a frozen calibration (never recalibrates), one table per condition."""
-    from matchmeter.metrics.scoring import render_scores, score_runs, write_score_outputs
+    import json
+
+    from matchmeter.metrics.scoring import render_scores, score_payload, score_runs, write_score_outputs
 
     conditions = list(dict.fromkeys(condition or ["original"]))
+    reports = [score_runs(runs, calibration, alpha=alpha, condition=cond, allow_partial=allow_partial, prices=prices)
+               for cond in conditions]
+    written = [write_score_outputs(r, out_dir, "scores" if len(conditions) == 1 else f"scores-{r.condition}")
+               for r in reports]
+    if as_json:
+        for report in reports:
+            typer.echo(json.dumps(score_payload(report), indent=2))
+        return
     console = _console()
-    for cond in conditions:
-        report = score_runs(runs, calibration, alpha=alpha, condition=cond, allow_partial=allow_partial)
-        paths = write_score_outputs(report, out_dir, "scores" if len(conditions) == 1 else f"scores-{cond}")
+    for report, paths in zip(reports, written, strict=True):
         render_scores(report, console)
         console.print("written: " + ", ".join(map(str, paths)), highlight=False, soft_wrap=True)
 
@@ -232,6 +320,14 @@ def optimize(
     candidates: int = typer.Option(3, "--candidates", min=1, help="Candidates per (task, source)."),
     backend: str = typer.Option(None, "--backend", help="Sandbox backend for source-side runs (default: the source run's)."),
     api_base: str = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint for the rewriter and judge."),
+    api_key_env: str = typer.Option(None, "--api-key-env", help="Key variable for the rewriter and judge. " + KEY_ENV_HELP),
+    rewriter_api_base: str = typer.Option(None, "--rewriter-api-base", help="Rewriter endpoint (overrides --api-base)."),
+    rewriter_api_key_env: str = typer.Option(None, "--rewriter-api-key-env", help="Rewriter key variable (overrides --api-key-env)."),
+    judge_api_base: str = typer.Option(None, "--judge-api-base", help="Judge endpoint (overrides --api-base)."),
+    judge_api_key_env: str = typer.Option(None, "--judge-api-key-env", help="Judge key variable (overrides --api-key-env)."),
+    prices: Path = typer.Option(None, help=PRICES_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
+    spend_cap: float = typer.Option(None, help="Stop new rewriter/judge calls once they have spent this many USD."),
     generic: bool = typer.Option(True, "--generic/--no-generic", help="Also build the public-only Generic rewrites."),
     concurrency: int = typer.Option(1, min=1, help="Source-side trials run at once."),
     quiet: bool = typer.Option(False, help="No progress bar."),
@@ -243,8 +339,38 @@ def optimize(
     request = OptimizeRequest(runs=[str(r) for r in run], sources=[s for s in sources.split(",") if s],
                               rewriter_model=rewriter_model, judge_model=judge_model, judge_votes=judge_votes,
                               candidates=candidates, out=str(out), backend=backend, api_base=api_base, generic=generic,
-                              concurrency=concurrency)
-    _render_optimize_summary(run_optimize(request, progress=not quiet))
+                              concurrency=concurrency, api_key_env=api_key_env, rewriter_api_base=rewriter_api_base,
+                              rewriter_api_key_env=rewriter_api_key_env, judge_api_base=judge_api_base,
+                              judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=spend_cap,
+                              prices=_reach_options(None, None, prices, False).get("prices"))
+    _warn(_optimize_warnings(request))
+    try:
+        summary = run_optimize(request, progress=not quiet)
+    except KeyboardInterrupt:
+        _console(stderr=True).print(f"interrupted; resume by running the same command again: {_resume_hint()}",
+                                    highlight=False, soft_wrap=True)
+        raise
+    _render_optimize_summary(summary)
+
+
+def _optimize_warnings(request) -> list[str]:  # type: ignore[no-untyped-def]
+    from matchmeter.llm.pricing import PriceTable
+
+    table = PriceTable.load(overrides=request.prices)
+    unpriced = [m for role in ("rewriter", "judge") for m in [getattr(request, f"{role}_model")]
+                if table.lookup(m, strip_prefix=not request.endpoint(role)[0]) is None]
+    if request.spend_cap_usd is not None and unpriced:
+        return [f"--spend-cap cannot stop spend on unpriced model(s) {', '.join(unpriced)}: their cost is unknown; "
+                "price them with --prices FILE"]
+    return []
+
+
+def _spend_text(usd: float, unpriced_calls: int) -> str:
+    """Never $0 for calls nobody priced: unknown, with how many."""
+    if unpriced_calls:
+        priced = f" (+ ${usd:.6f} priced)" if usd else ""
+        return f"unknown ({unpriced_calls} unpriced calls){priced}"
+    return f"${usd:.6f}"
 
 
 def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
@@ -259,7 +385,7 @@ def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
         f"rejected by judge {s.rejected_by_judge}, eligible {s.eligible}; selected {s.selected}, fell back "
         f"{s.fell_back}; generic selected {s.generic_selected}, fell back {s.generic_fell_back}; unparsable "
         f"rewrites {s.unparsable_rewrites}\nLM: {s.lm_calls} calls, {s.lm_cache_hits} cache hits, spend "
-        f"${s.lm_spend_usd:.6f}; source-side: {s.source_side_executions} executions, "
+        f"{_spend_text(s.lm_spend_usd, s.lm_unpriced_calls)}; source-side: {s.source_side_executions} executions, "
         f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
         f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
         f"{drifted}\n{s.judge_note}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
@@ -326,21 +452,39 @@ def evaluate_cmd(
     calibration: Path = typer.Option(None, help="Calibration file: print the condition tables when given."),
     tasks: list[Path] = typer.Option(None, "--tasks", help="Where the tasks live (default: built-in suite)."),
     backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
-    seeds: int = typer.Option(1, min=1),
-    attempts: int = typer.Option(1, min=1),
-    concurrency: int = typer.Option(1, min=1),
-    reuse: list[Path] = typer.Option(None, "--reuse", help="Runs whose executions with the same key are reused."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
+    seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task and description."),
+    attempts: int = typer.Option(1, min=1, help="Attempts per task × description × seed."),
+    concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    reuse: list[Path] = typer.Option(None, "--reuse", help="Run directories whose executions with the same key "
+                                     "(same configuration, task, description, seed, attempt; any endpoint) are adopted."),
+    api_base: str = typer.Option(None, help="Endpoint of every non-sim target. " + API_BASE_HELP),
+    api_key_env: str = typer.Option(None, help="Key variable of every non-sim target. " + KEY_ENV_HELP),
+    prices: Path = typer.Option(None, help=PRICES_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
+    quiet: bool = typer.Option(False, help="No progress bar (errors and the resume hint are still printed)."),
 ) -> None:
     """Evaluate targets under Original / Self / Cross-only / Pooled / Adapted-1 / Generic descriptions."""
     from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, parse_target, render_evaluation
+    from matchmeter.runner.endpoints import start_warnings
 
-    request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t) for t in target],
+    options = _reach_options(api_base, api_key_env, prices, no_cache)
+    request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t, options) for t in target],
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
-                              concurrency=concurrency, reuse=[str(p) for p in reuse or []])
-    summary = evaluate(request, progress=not quiet)
+                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"))
+    _warn(start_warnings(request.targets, request.prices, None))
+    try:
+        summary = evaluate(request, progress=not quiet)
+    except KeyboardInterrupt:
+        _console(stderr=True).print(f"interrupted; resume by running the same command again: {_resume_hint()}",
+                                    highlight=False, soft_wrap=True)
+        raise
     render_evaluation(summary, calibration, _console())
+    if summary.executed and summary.infra_failures == summary.executed:
+        _console(stderr=True).print(f"[bold red]error:[/] every one of the {summary.executed} new executions failed "
+                                    "for infrastructure reasons: fix the cause printed above and run again",
+                                    highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @app.command("demo")
@@ -371,6 +515,8 @@ def report(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and the Adapted-1 draws."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Score configurations that miss calibrated tasks, "
                                        "marked PARTIAL (refused by default)."),
+    prices: Path = typer.Option(None, help="Re-price the stored token counts with the shipped table + this file "
+                                "(the output says so)."),
     quiet: bool = typer.Option(False, help="Do not print the tables."),
 ) -> None:
     """Tables (terminal, CSV, JSON) and one self-contained HTML report with plots."""
@@ -378,7 +524,8 @@ def report(
     from matchmeter.report.render import render_tables
 
     summary = write_report(runs, calibration, out, tables_dir=tables_dir, task_paths=tasks or [],
-                           n_resamples=bootstrap, seed=seed, n_draws=draws, allow_partial=allow_partial)
+                           n_resamples=bootstrap, seed=seed, n_draws=draws, allow_partial=allow_partial,
+                           prices=prices)
     console = _console()
     if not quiet:
         render_tables(summary.tables, console)

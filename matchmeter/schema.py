@@ -152,6 +152,10 @@ class HarnessProfile(Inbound):
     flags: tuple[str, ...] = ()
 
 
+# Agent options that do not change what a model answers, only where and how it is reached.
+REACH_OPTIONS = frozenset({"api_base", "api_key_env", "cache", "prices"})
+
+
 class Configuration(Inbound):
     """An LM–CLI configuration: the subject of the benchmark. Frozen and hashed into execution keys."""
 
@@ -164,7 +168,12 @@ class Configuration(Inbound):
     transport: Transport = "raw"
 
     def digest(self) -> str:
-        return sha256_text(canonical_json(self.model_dump(mode="json")))
+        """What determines results: agent options that only say where or how a model is reached (endpoint,
+        key variable, cache use, price file) are left out, so `--reuse` and `--resume` match executions
+        of the same model served from another URL."""
+        data = self.model_dump(mode="json")
+        data["agent"]["options"] = {k: v for k, v in data["agent"]["options"].items() if k not in REACH_OPTIONS}
+        return sha256_text(canonical_json(data))
 
     @property
     def simulated(self) -> bool:
@@ -411,3 +420,6 @@ class RunManifest(BaseModel):
     backend: str = ""
     allow_incompatible: bool = False
     simulated: bool = False
+    price_table_digest: str = Field("", description="sha256 of every price entry the run was priced with.")
+    lm_calls: int = Field(0, description="Model calls of the stored executions (cache hits included).")
+    lm_cache_hits: int = Field(0, description="Of those, answered from the response cache.")

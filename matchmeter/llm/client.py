@@ -11,9 +11,11 @@ state; `LMReply.new_spend_usd` is 0.0 on a hit and only new spend reaches the le
 want money actually billed sum `cost` over calls with `cache_hit == False`.
 
 Errors: a malformed reply (body not JSON, no choices) → AgentError, not retried; retryable faults that
-persist past the last attempt or a refused connection → InfraError; any other provider error →
-AgentError. API keys are read from the named environment variable at call time and never logged,
-cached or stored; the base URL is not part of the cache key either.
+persist past the last attempt or a refused connection → InfraError; a rejected key (401/403), an unknown
+model (404) or an unknown provider → UserError naming the endpoint (the user must fix it, it is never
+the model's fault); any other provider error → AgentError. API keys are read from the named
+environment variable at call time and never logged, cached or stored. The cache key includes the
+endpoint and the served model identity (llm/cache.py); `preflight` (below) checks each endpoint once.
 """
 
 from __future__ import annotations
@@ -118,12 +120,14 @@ class LMClient:
         self.retry = retry or RetryPolicy()
         self.cache = ResponseCache(cache_dir) if use_cache else None
         self.stats = ClientStats()
+        self.served = self.cache.served_identity(api_base, model) if self.cache is not None else None
 
     # ------------------------------------------------------------------ public
 
     def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
         """One chat completion. Raises SpendCapReached, AgentError, InfraError, UserError (missing key)."""
-        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt())
+        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
+                        self.served)
         if self.cache is not None:
             record = self.cache.get(key)
             if record is not None:
@@ -153,6 +157,11 @@ class LMClient:
 
     # ------------------------------------------------------------------ internals
 
+    def _cache_endpoint(self) -> str | None:
+        # sim personas are pure functions of (task, seed, persona, conversation), all in the key already;
+        # their endpoint is the stub's ephemeral port, which would defeat the cache across runs.
+        return "sim-stub" if self.model.startswith("sim/") else self.api_base
+
     def _behaviour_salt(self) -> str:
         if self.model.startswith("sim/"):
             from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
@@ -163,7 +172,12 @@ class LMClient:
     def _price(self, tokens: TokenUsage, usage_reported: bool) -> Cost:
         if not usage_reported:
             return Cost(usd=None, null_reason=f"model {self.model} reported no token usage")
-        return self.prices.cost(self.model, tokens)
+        return self.prices.cost(self.model, tokens, strip_prefix=not self.custom_endpoint)
+
+    @property
+    def custom_endpoint(self) -> bool:
+        """A user-given server (not a provider default, not the sim stub): no provider-prefix price match."""
+        return bool(self.api_base) and self.model.split("/", 1)[0] not in ("sim", "stub")
 
     def _api_key(self) -> str | None:
         if self.api_key_env:
@@ -213,7 +227,7 @@ class LMClient:
         except (AgentError, UserError):
             raise
         except Exception as exc:
-            raise classify_error(exc, self.model, self.retry.attempts) from None
+            raise classify_error(exc, self.model, self.retry.attempts, self.api_base, self.api_key_env) from None
 
 
 def _status(exc: BaseException) -> int | None:
@@ -234,6 +248,18 @@ def is_malformed(exc: BaseException) -> bool:
     return any(marker in str(exc) for marker in MALFORMED_MARKERS)
 
 
+def is_connection_error(exc: BaseException) -> bool:
+    """Nothing listening / connection refused. litellm reports it as a 500 "Connection error." on the
+    OpenAI route, so the name, the message and the cause chain are all consulted."""
+    chain: BaseException | None = exc
+    while chain is not None:
+        name = type(chain).__name__
+        if "APIConnectionError" in name or "ConnectError" in name or "Connection error" in str(chain):
+            return True
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
 def is_retryable(exc: BaseException) -> bool:
     """Allow-list: timeouts and HTTP 429/500/502/503/504. Everything else fails at once."""
     if isinstance(exc, AgentError | UserError):
@@ -243,13 +269,25 @@ def is_retryable(exc: BaseException) -> bool:
     return _status(exc) in RETRY_STATUS
 
 
-def classify_error(exc: Exception, model: str, attempts: int) -> Exception:
+def classify_error(exc: Exception, model: str, attempts: int, api_base: str | None = None,
+                   api_key_env: str | None = None) -> Exception:
     """Map a provider exception to our hierarchy with a one-line message (never the request headers)."""
-    name = type(exc).__name__
+    name, status = type(exc).__name__, _status(exc)
+    where = f"endpoint {api_base or 'provider default'}, model {model}"
+    key = f"${api_key_env}" if api_key_env else "the provider's key variable (or pass --api-key-env)"
+    if is_connection_error(exc):
+        return InfraError(f"cannot reach {api_base or 'the provider'} for model {model} "
+                          f"({attempts} attempts): {_short(exc, 160)}")
     if is_retryable(exc):
         return InfraError(f"model {model}: {name} persisted after {attempts} attempts: {_short(exc)}")
-    if "APIConnectionError" in name or "ConnectError" in name:
-        return InfraError(f"model {model}: cannot reach the endpoint: {_short(exc)}")
+    if status in (401, 403) or "AuthenticationError" in name or "PermissionDenied" in name:
+        return UserError(f"the server rejected the API key (HTTP {status or 401})", where, f"check {key}")
+    if status == 404 or "NotFoundError" in name:
+        return UserError(f"model not found: {_short(exc, 160)}", where,
+                         "check the model name against the server's /v1/models (or --api-base)")
+    if "LLM Provider NOT provided" in str(exc) or "Provider NOT provided" in str(exc):
+        return UserError("unknown provider in the model string", where,
+                         "write provider/model (e.g. openai/<served name> for an OpenAI-compatible server)")
     return AgentError(f"model {model} failed: {name}: {_short(exc)}")
 
 

@@ -192,6 +192,10 @@ class _Handler(BaseHTTPRequestHandler):
             model = str(request.get("model", ""))
             if model not in stub.stats.models:
                 stub.stats.models.append(model)
+        refusal = stub.refusal(self.headers.get("Authorization"), str(request.get("model", "")))
+        if refusal is not None:
+            self._json(refusal[0], {"error": {"message": refusal[1], "type": "invalid_request_error"}})
+            return
         try:
             reply = stub.respond(self.path, request)
         except LookupError as exc:
@@ -278,11 +282,14 @@ class StubServer:
         suite_dirs: task directories/suites the sim personas load tasks from (via the task loader).
         tasks: TaskSpec objects by id, consulted before suite_dirs (tests).
         timeout_sleep_s: how long a "timeout" fault sleeps before answering.
+        api_key: when set, requests without `Authorization: Bearer <api_key>` get a 401, as a real server would.
+        models: when set, requests for any other model get a 404 "model not found" (a typo on a local server).
     """
 
     def __init__(self, script: Responder | Sequence[Any] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, suite_dirs: Sequence[Path] = (), tasks: dict[str, Any] | None = None,
-                 timeout_sleep_s: float = 5.0) -> None:
+                 timeout_sleep_s: float = 5.0, api_key: str | None = None,
+                 models: Sequence[str] | None = None) -> None:
         if script is not None and not callable(script):
             script = ScriptedReplies(script)
         self.script = script
@@ -290,6 +297,7 @@ class StubServer:
         self.suite_dirs = [Path(p) for p in suite_dirs]
         self.tasks = dict(tasks or {})
         self.timeout_sleep_s = timeout_sleep_s
+        self.api_key, self.models = api_key, (set(models) if models is not None else None)
         self.stats = StubStats()
         self._httpd: _StubHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -322,6 +330,14 @@ class StubServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def refusal(self, authorization: str | None, model: str) -> tuple[int, str] | None:
+        """(status, message) when the request must be refused for its key or model, like vLLM would."""
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return 401, "Incorrect API key provided (stub)"
+        if self.models is not None and model not in self.models:
+            return 404, f"The model `{model}` does not exist (stub serves {', '.join(sorted(self.models))})"
+        return None
 
     def respond(self, path: str, request: dict[str, Any]) -> StubReply | None:
         """Route one chat request: sim path → persona, else the script. Raises LookupError when unroutable."""

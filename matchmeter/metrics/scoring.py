@@ -6,7 +6,8 @@ Outputs in the chosen directory (one condition: `scores.*`; several: `scores-<co
     <out-dir>/
       scores.csv     one row per configuration (columns: `ams.score_columns()` + `trust`)
       scores.json    {"condition", "calibration": {...provenance...}, "simulated", "scores": [...rows...],
-                      "partial": {cfg: missing task ids}, "trust": {cfg: state}, "excluded": {cfg: reason}}
+                      "partial": {cfg: missing task ids}, "trust": {cfg: state}, "excluded": {cfg: reason},
+                      "infra_errors": {cfg: n}, "repriced_with": table id or null}
 
 An evaluation directory (it holds conditions.parquet) is scored one condition at a time (`--condition`,
 default original): rows of different conditions are never averaged into one AMS. Probe executions
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
 from matchmeter.metrics.calibration import Calibration, read_calibration
+from matchmeter.metrics.health import Health, check_health
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,10 +38,11 @@ class ScoreReport(NamedTuple):
     condition: str = "original"
     trust: dict[str, str] = {}
     partial: dict[str, list[str]] = {}
+    health: Health | None = None
 
 
 def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None,
-               condition: str = "original", allow_partial: bool = False) -> ScoreReport:
+               condition: str = "original", allow_partial: bool = False, prices: Path | None = None) -> ScoreReport:
     """Load runs, check them against the calibration (tasks, price table) and score one condition.
 
     Raises:
@@ -53,12 +56,13 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
 
     cal = read_calibration(calibration_path)
     tables = load_results(run_dirs)
-    if cal.price_table_id and tables.price_table_id and cal.price_table_id != tables.price_table_id:
+    if prices is None and cal.price_table_id and tables.price_table_id and cal.price_table_id != tables.price_table_id:
         raise UserError(
             f"runs were priced with {tables.price_table_id!r} but the calibration with {cal.price_table_id!r}",
             str(calibration_path), "calibrate and score with one price table, or re-price the runs")
-    trust = trust_states(tables.frame)
-    frame = select_condition(split_probes(tables.frame)[0], condition)
+    health = check_health(tables.frame, run_dirs, prices)
+    trust = trust_states(health.frame)
+    frame = select_condition(split_probes(health.frame)[0], condition)
     if frame.empty:
         raise UserError(f"no executions under condition {condition!r}", ", ".join(map(str, run_dirs)),
                         "pick a condition these runs hold (matchmeter evaluate --conditions)")
@@ -66,11 +70,12 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
     cuts = cal.cuts()
     scores = ams.score(frame, cuts, cal.alpha if alpha is None else alpha, unit_col=unit_column(condition),
                        allow_partial=allow_partial)
+    scores = scores._replace(excluded={**health.excluded, **scores.excluded})
     scores.table["trust"] = [trust.get(c, "not probed") for c in scores.table["configuration_id"]]
     scored = set(scores.table["configuration_id"])
     partial = {c: m for c, m in coverage_gaps(frame, cuts.task_strata).items() if c in scored}
     return ScoreReport(scores, cal, Path(calibration_path), simulated, condition,
-                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial)
+                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial, health)
 
 
 def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
@@ -81,20 +86,27 @@ def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores"
     table = report.scores.table
     csv_path, json_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.json"
     atomic_write_text(csv_path, table.to_csv(index=False))
+    payload = score_payload(report)
+    atomic_write_text(json_path, json.dumps(payload, indent=2) + "\n")
+    return [csv_path, json_path]
+
+
+def score_payload(report: ScoreReport) -> dict:  # type: ignore[type-arg]
+    """What scores.json holds (and `score --json` prints): provenance, rows, exclusions, infra counts."""
     cal = report.calibration
-    payload = {
+    return {
         "condition": report.condition,
         "calibration": {"path": str(report.calibration_path), "reference_digest": cal.reference_digest,
                         "alpha": cal.alpha, "price_table_id": cal.price_table_id,
                         "reference_configuration_ids": cal.reference_configuration_ids},
         "simulated": report.simulated,
-        "scores": json.loads(table.to_json(orient="records")),
+        "scores": json.loads(report.scores.table.to_json(orient="records")),
         "partial": report.partial,
         "trust": report.trust,
         "excluded": report.scores.excluded,
+        "infra_errors": report.health.infra_errors if report.health else {},
+        "repriced_with": report.health.repriced_with if report.health else None,
     }
-    atomic_write_text(json_path, json.dumps(payload, indent=2) + "\n")
-    return [csv_path, json_path]
 
 
 def render_scores(report: ScoreReport, console: Console) -> None:
@@ -120,5 +132,12 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     for cfg, missing in report.partial.items():
         console.print(f"[yellow]PARTIAL:[/] {cfg}: no execution on {len(missing)} calibrated task(s): "
                       f"{', '.join(missing)}", highlight=False, soft_wrap=True)
+    health = report.health
+    if health is not None and health.repriced_with:
+        console.print(f"costs re-priced from stored token counts with price table {health.repriced_with}",
+                      highlight=False, soft_wrap=True)
+    for cfg, n in (health.infra_errors if health else {}).items():
+        console.print(f"[yellow]infrastructure failures:[/] {cfg}: {n} of {health.n_executions[cfg]} executions",
+                      highlight=False, soft_wrap=True)
     for cfg, reason in report.scores.excluded.items():
         console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False, soft_wrap=True)

@@ -43,13 +43,30 @@ class OptimizeRequest(BaseModel):
     out: str
     backend: str | None = Field(None, description="Sandbox backend for source-side runs (default: the source run's).")
     api_base: str | None = Field(None, description="Endpoint for the rewriter and judge (sim/* use the built-in stub).")
+    api_key_env: str | None = Field(None, description="Key variable for the rewriter and judge.")
+    rewriter_api_base: str | None = Field(None, description="Rewriter endpoint (overrides api_base).")
+    rewriter_api_key_env: str | None = Field(None, description="Rewriter key variable (overrides api_key_env).")
+    judge_api_base: str | None = Field(None, description="Judge endpoint (overrides api_base).")
+    judge_api_key_env: str | None = Field(None, description="Judge key variable (overrides api_key_env).")
+    prices: str | None = Field(None, description="A price file merged over the shipped table.")
+    use_cache: bool = True
     generic: bool = True
     concurrency: int = Field(1, ge=1)
     spend_cap_usd: float | None = None
 
     def binding(self) -> dict[str, Any]:
-        """What the output directory is bound to (not the endpoint or concurrency: they do not change results)."""
-        return self.model_dump(mode="json", exclude={"api_base", "concurrency", "spend_cap_usd"})
+        """What the output directory is bound to (not endpoints, keys, prices, cache or concurrency: they do
+        not change results)."""
+        return self.model_dump(mode="json", exclude=REACH_FIELDS)
+
+    def endpoint(self, role: str) -> tuple[str | None, str | None]:
+        """(api_base, api_key_env) of the rewriter or the judge: the per-role flag, else the shared one."""
+        return (getattr(self, f"{role}_api_base") or self.api_base,
+                getattr(self, f"{role}_api_key_env") or self.api_key_env)
+
+
+REACH_FIELDS = {"api_base", "api_key_env", "rewriter_api_base", "rewriter_api_key_env", "judge_api_base",
+                "judge_api_key_env", "prices", "use_cache", "concurrency", "spend_cap_usd"}
 
 
 def _bind_out(request: OptimizeRequest) -> Path:
@@ -79,17 +96,24 @@ def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[Any]:
         yield stub
 
 
-def _client(model: str, api_base: str | None, request: OptimizeRequest):  # type: ignore[no-untyped-def]
+def _client(role: str, request: OptimizeRequest, stub_url: str | None):  # type: ignore[no-untyped-def]
     from matchmeter.llm.client import LMClient
+    from matchmeter.llm.pricing import PriceTable
 
-    return LMClient(model, api_base=api_base, spend_cap_usd=request.spend_cap_usd)
+    model = getattr(request, f"{role}_model")
+    base, key_env = request.endpoint(role)
+    if not base and stub_url and model.startswith("sim/"):
+        base = f"{stub_url}/v1"  # the built-in stub serves sim/rewriter and sim/judge
+    return LMClient(model, api_base=base, api_key_env=key_env, spend_cap_usd=request.spend_cap_usd,
+                    price_table=PriceTable.load(overrides=request.prices), use_cache=request.use_cache)
 
 
-def _lm_base(request: OptimizeRequest, model: str, stub_url: str | None) -> str | None:
-    """--api-base when given; the built-in stub for sim/* models; else the provider default."""
-    if request.api_base:
-        return request.api_base
-    return f"{stub_url}/v1" if stub_url and model.startswith("sim/") else None
+def _preflight_lms(request: OptimizeRequest) -> None:
+    """One cheap call to the rewriter's and the judge's endpoints (sim/ models are served by the stub)."""
+    from matchmeter.llm.preflight import Endpoint, preflight_endpoints
+
+    preflight_endpoints([Endpoint(getattr(request, f"{role}_model"), *request.endpoint(role))
+                         for role in ("rewriter", "judge")], use_cache=request.use_cache)
 
 
 def state_path(out: Path, task_id: str, source: str) -> Path:
@@ -102,14 +126,15 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
     from matchmeter.runner.sandbox import get_backend
 
     get_backend(request.backend or source.backend).preflight()  # a bad backend fails before --out is written
+    _preflight_lms(request)
     out = _bind_out(request)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]
     done_before = sum(state_path(out, t.id, s).exists() for t, s in units)
     with _stub(request, source) as stub:
         stub_url = stub.url if stub is not None else None
-        rewriter = _client(request.rewriter_model, _lm_base(request, request.rewriter_model, stub_url), request)
-        judge_client = _client(request.judge_model, _lm_base(request, request.judge_model, stub_url), request)
+        rewriter = _client("rewriter", request, stub_url)
+        judge_client = _client("judge", request, stub_url)
         side = SourceSide.open(out / "source-runs", source, request.backend, request.concurrency, stub_url)
         try:
             with _progress(progress, len(units), done_before) as advance:

@@ -45,6 +45,7 @@ class OptimizeSummary(BaseModel):
     lm_calls: int = Field(0, description="HTTP calls of the rewriter and judge in this invocation.")
     lm_cache_hits: int = 0
     lm_spend_usd: float = Field(0.0, description="New rewriter + judge spend in this invocation (cache hits cost 0).")
+    lm_unpriced_calls: int = Field(0, description="New calls whose price is unknown: the spend is then unknown, not 0.")
     stub_calls: int | None = Field(None, description="Chat requests the built-in SIMULATED stub answered (agents included).")
     audit_selected: int = 0
     audit_passed: int = 0
@@ -101,6 +102,7 @@ def summarize(states: list[UnitState], frozen: FrozenSet, path: Path, tasks: lis
         s.lm_calls += client.stats.http_calls
         s.lm_cache_hits += client.stats.hits
         s.lm_spend_usd += client.spend.spent_usd
+        s.lm_unpriced_calls += client.spend.unpriced_calls
     s.lm_spend_usd = round(s.lm_spend_usd, 6)
     s.audit_drifted = drift_audit(frozen, tasks)
     return s

@@ -24,8 +24,9 @@ from pydantic import BaseModel, Field
 from matchmeter import __version__
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
+from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.run import preflight, price_table_id, prune_leftovers, run_planned
+from matchmeter.runner.run import preflight, price_table_digest, price_table_id, prune_leftovers, run_planned
 from matchmeter.runner.store import RunStore, atomic_write_text
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
@@ -43,6 +44,7 @@ class EvaluateRequest(BaseModel):
     attempts: int = Field(1, ge=1)
     concurrency: int = Field(1, ge=1)
     reuse: list[str] = Field(default_factory=list, description="Run directories whose executions with the same key are reused.")
+    prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
 
     def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
         return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
@@ -67,6 +69,9 @@ class EvaluationSummary(BaseModel):
     adopted: int = 0
     units: int
     conditions_table: str
+    infra_failures: int = Field(0, description="New executions that failed for infrastructure reasons.")
+    lm_calls: int = Field(0, description="Model calls of the new executions.")
+    lm_cache_hits: int = Field(0, description="Of those, answered from the response cache.")
 
 
 def plan_units(frozen: FrozenSet, tasks: list[TaskSpec], targets: list[Configuration],
@@ -134,7 +139,8 @@ def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: l
               "targets": [t.model_dump(mode="json") for t in targets.values()], "conditions": request.conditions}
     atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True))
     store.write_manifest(RunManifest(
-        run_id=run_id, matchmeter_version=__version__, request=record, price_table_id=price_table_id(), configurations=list(targets.values()),
+        run_id=run_id, matchmeter_version=__version__, request=record, price_table_id=price_table_id(request.prices),
+        price_table_digest=price_table_digest(request.prices), configurations=list(targets.values()),
         task_digests={t.id: t.digest for t in tasks}, backend=request.backend,
         simulated=frozen.simulated or any(c.simulated for c in targets.values()),
     ))
@@ -163,9 +169,11 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     results = run_planned(items, store, run_id, backend, request.backend, request.targets,
                           [Path(p) for p in request.tasks], request.concurrency, progress)
     table = write_conditions_table(store, plan_units(frozen, tasks, all_targets, request.conditions))
+    calls, hits = record_lm_counts(store, [r.execution_key for r in results])
     return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
                              skipped=len(items) - len(results), adopted=reused, units=len(units),
-                             conditions_table=str(table))
+                             conditions_table=str(table), lm_calls=calls, lm_cache_hits=hits,
+                             infra_failures=sum(r.failure_mode in INFRA_FAILURES for r in results))
 
 
 def adopt_executions(store: RunStore, sources: list[Path], keys: set[str]) -> int:
@@ -207,21 +215,27 @@ def write_conditions_table(store: RunStore, units: list[Unit]) -> Path:
     return path
 
 
-def parse_target(spec: str) -> Configuration:
-    """`AGENT[:MODEL]` → the configuration `matchmeter run --agent AGENT --model MODEL` would use."""
+def parse_target(spec: str, options: dict[str, str] | None = None) -> Configuration:
+    """`AGENT[:MODEL]` → the configuration `matchmeter run --agent AGENT --model MODEL` would use.
+
+    `options` are the endpoint options (api_base, api_key_env, prices, cache) given to every non-sim target;
+    they are not part of the configuration digest, so executions stored by `run` are reused (--reuse)."""
     from matchmeter.runner.run import configuration_from_flags
 
     agent, _, model = spec.partition(":")
     if not agent:
         raise UserError(f"bad target {spec!r}", "--target", "write AGENT[:MODEL], e.g. bash:sim/sloppy")
-    return configuration_from_flags(agent, model or None)
+    reach = options if model and not model.startswith("sim/") else None
+    return configuration_from_flags(agent, model or None, options=reach or None)
 
 
 def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console) -> None:  # type: ignore[no-untyped-def]
     """Print what ran and, with a calibration, the per-condition tables (also written as CSV/JSON)."""
     console.print(f"evaluation {summary.run_dir}: {summary.units} condition units, planned {summary.planned} "
                   f"executions, executed {summary.executed}, reused {summary.skipped} "
-                  f"({summary.adopted} adopted from --reuse runs)")
+                  f"({summary.adopted} adopted from --reuse runs); model calls {summary.lm_calls} "
+                  f"({summary.lm_cache_hits} from the response cache); infrastructure failures {summary.infra_failures}",
+                  highlight=False, soft_wrap=True)
     if calibration is None:
         console.print("pass --calibration to print the condition tables (or run `matchmeter report`)")
         return

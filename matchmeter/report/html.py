@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from matchmeter.metrics.calibration import Calibration
+    from matchmeter.metrics.health import Health
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:24px auto;max-width:1240px;color:#1b1b1b;padding:0 16px}
@@ -60,6 +61,7 @@ class ReportSummary(NamedTuple):
     table_paths: list[Path]
     tables: dict[str, pd.DataFrame]
     simulated: bool
+    health: Health | None = None
 
 
 def html_table(df: pd.DataFrame, name: str) -> str:
@@ -141,7 +143,7 @@ def render_html(tables: Mapping[str, pd.DataFrame], calibration: Calibration, ru
 
 def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *, tables_dir: Path | None = None,
                  task_paths: Sequence[Path] = (), n_resamples: int = 1000, seed: int = 0,
-                 n_draws: int = 10_000, allow_partial: bool = False) -> ReportSummary:
+                 n_draws: int = 10_000, allow_partial: bool = False, prices: Path | None = None) -> ReportSummary:
     """Load runs, build every table, write the HTML page and the tables (CSV + JSON).
 
     Raises:
@@ -150,6 +152,7 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
             directory.
     """
     from matchmeter.metrics.calibration import read_calibration
+    from matchmeter.metrics.health import check_health
     from matchmeter.metrics.table import atomic_write_text, load_results
     from matchmeter.report.inputs import task_context
     from matchmeter.report.render import write_tables
@@ -160,21 +163,30 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
         raise UserError("--out is a directory", str(out), "pass a file name such as report.html")
     cal = read_calibration(calibration_path)
     loaded = load_results(run_dirs)
-    if cal.price_table_id and loaded.price_table_id and cal.price_table_id != loaded.price_table_id:
+    health = check_health(loaded.frame, run_dirs, prices)  # infra-failure configurations set aside; re-priced
+    if prices is None and cal.price_table_id and loaded.price_table_id and cal.price_table_id != loaded.price_table_id:
         raise UserError(f"runs were priced with {loaded.price_table_id!r} but the calibration with {cal.price_table_id!r}",
                         str(calibration_path), "calibrate and report with one price table, or re-price the runs")
     tasks = task_context(run_dirs, task_paths)
-    tables = build_tables(loaded.frame, cal, reference_paths=tasks.reference_paths, run_dirs=run_dirs,
+    tables = build_tables(health.frame, cal, reference_paths=tasks.reference_paths, run_dirs=run_dirs,
                           core_task_ids=tasks.core_task_ids, n_resamples=n_resamples, seed=seed, n_draws=n_draws,
                           task_note=tasks.note, allow_partial=allow_partial)
     atomic_write_text(out, render_html(tables, cal, run_dirs))
     out.chmod(0o644)  # the temp-file write leaves 0600; a report is meant to be opened and shared
     paths = write_tables(tables, tables_dir or out.with_name(f"{out.stem}-tables"))
-    return ReportSummary(out, paths, tables, any(df.attrs.get("simulated") for df in tables.values()))
+    return ReportSummary(out, paths, tables, any(df.attrs.get("simulated") for df in tables.values()), health)
 
 
 def summary_line(summary: ReportSummary) -> str:
     """One line for the terminal: where the report and the tables went."""
     where = summary.table_paths[0].parent if summary.table_paths else "-"
-    return (f"{'SIMULATED ' if summary.simulated else ''}report written: {summary.html_path} "
+    line = (f"{'SIMULATED ' if summary.simulated else ''}report written: {summary.html_path} "
             f"({len(summary.tables)} tables; CSV and JSON in {where})")
+    health = summary.health
+    if health is not None and health.repriced_with:
+        line += f"\ncosts re-priced from stored token counts with price table {health.repriced_with}"
+    for cfg, n in (health.infra_errors if health else {}).items():
+        line += f"\ninfrastructure failures: {cfg}: {n} of {health.n_executions[cfg]} executions"
+        if cfg in health.excluded:
+            line += " (left out of the report: mostly infrastructure failures)"
+    return line

@@ -19,6 +19,14 @@ from matchmeter import __version__
 from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.llm.meter import RunLedger
 from matchmeter.runner.agents import get_agent
+from matchmeter.runner.endpoints import (
+    INFRA_FAILURES,
+    announce_first_errors,
+    model_endpoints,
+    preflight_models,
+    record_lm_counts,
+    retire_failures,
+)
 from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
 from matchmeter.runner.sandbox import SandboxBackend, get_backend
 from matchmeter.runner.store import RunStore
@@ -41,6 +49,8 @@ class RunRequest(BaseModel):
     allow_incompatible: bool = False
     with_probes: bool = Field(False, description="Add the anti-gaming probe tasks; a failed probe marks the configuration untrusted.")
     spend_cap_usd: float | None = None
+    retry_failed: list[str] = Field(default_factory=list, description="On --resume: rerun stored executions with these failure modes.")
+    prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
 
 
 class RunSummary(BaseModel):
@@ -48,7 +58,23 @@ class RunSummary(BaseModel):
     planned: int
     skipped: int
     executed: int
+    retried: int = Field(0, description="Stored failures moved aside to be rerun (--retry-failed).")
+    lm_calls: int = Field(0, description="Model calls of the new executions.")
+    lm_cache_hits: int = Field(0, description="Of those, answered from the response cache.")
     results: list[ExecutionResult] = Field(default_factory=list, repr=False)
+
+    @property
+    def infra_failures(self) -> int:
+        return sum(r.failure_mode in INFRA_FAILURES for r in self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        modes: dict[str, int] = {}
+        for r in self.results:
+            modes[r.failure_mode] = modes.get(r.failure_mode, 0) + 1
+        rewards = [r.reward for r in self.results]
+        return {**self.model_dump(mode="json", exclude={"results"}), "failure_modes": modes,
+                "infra_failures": self.infra_failures, "simulated": any(r.simulated for r in self.results),
+                "mean_reward": sum(rewards) / len(rewards) if rewards else None}
 
 
 def configuration_from_flags(agent: str, model: str | None, *, transport: str = "raw", contract: str = "raw",
@@ -63,16 +89,22 @@ def configuration_from_flags(agent: str, model: str | None, *, transport: str = 
     })
 
 
-def price_table_id() -> str:
+def price_table_id(prices: str | None = None) -> str:
     """Id of the dated price table every cost in a run is computed with (recorded in the manifest)."""
     from matchmeter.llm.pricing import PriceTable
 
-    return PriceTable.load().table_id
+    return PriceTable.load(overrides=prices).table_id
+
+
+def price_table_digest(prices: str | None = None) -> str:
+    from matchmeter.llm.pricing import PriceTable
+
+    return PriceTable.load(overrides=prices).digest
 
 
 def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunManifest:
     return RunManifest(
-        price_table_id=price_table_id(),
+        price_table_id=price_table_id(request.prices), price_table_digest=price_table_digest(request.prices),
         run_id=run_id, matchmeter_version=__version__, request=request.model_dump(mode="json", exclude={"resume"}),
         configurations=request.configurations, task_digests={t.id: t.digest for t in tasks},
         description_digests={Description.original(t).sha256: t.id for t in tasks},
@@ -101,11 +133,14 @@ def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, s
 
 
 # Request fields that change how a run proceeds, not what it executes: a resume may change them.
-PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd")
+PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd", "retry_failed", "prices")
 
 
 def _what_runs(request: dict) -> dict:  # type: ignore[type-arg]
-    return {k: v for k, v in request.items() if k not in PROCEDURAL_FIELDS}
+    """Configurations compare by digest: a resume may point a model at another endpoint or key variable."""
+    what = {k: v for k, v in request.items() if k not in PROCEDURAL_FIELDS}
+    what["configurations"] = [Configuration.model_validate(c).digest() for c in what.get("configurations", [])]
+    return what
 
 
 @contextlib.contextmanager
@@ -134,6 +169,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     prune_leftovers(request.backend, run_id)  # what a kill -9 of an earlier process of this run left behind
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()
+    retried = retire_failures(store, {p.key for p in plan}, request.retry_failed, request.resume)
     try:
         results = run_planned(plan, store, run_id, backend, request.backend, request.configurations, task_paths,
                               request.concurrency, progress, allow_incompatible=request.allow_incompatible,
@@ -143,8 +179,9 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
         left = len(plan) - len(store.finished_keys() & {p.key for p in plan})
         raise UserError(f"{exc}; {left} of {len(plan)} executions not run yet", str(store.root),
                         "resume with --resume and a higher --spend-cap") from exc
+    calls, hits = record_lm_counts(store, [r.execution_key for r in results])
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
-                      executed=len(results), results=results)
+                      executed=len(results), retried=retried, lm_calls=calls, lm_cache_hits=hits, results=results)
 
 
 def preflight(backend_name: str, configurations: list[Configuration], tasks: list[TaskSpec]) -> SandboxBackend:
@@ -154,6 +191,7 @@ def preflight(backend_name: str, configurations: list[Configuration], tasks: lis
     backend.preflight()
     for configuration in configurations:
         get_agent(configuration, tasks[0])
+    preflight_models(model_endpoints(configurations))
     return backend
 
 
@@ -167,7 +205,8 @@ def run_planned(items: list[PlannedExecution], store: RunStore, run_id: str, bac
     with sim_environment(configurations, task_paths or [builtin_suite_dir()]) as stub_url, \
             progress_bar(progress, len(items), len([i for i in items if i.key in finished])) as on_result:
         results = execute_plan(items, store, run_id, backend, backend_name, concurrency,
-                               api_base_for=api_base_resolver(stub_url), on_result=on_result, **options)
+                               api_base_for=api_base_resolver(stub_url),
+                               on_result=announce_first_errors(on_result), **options)
     store.rebuild_table()
     return results
 

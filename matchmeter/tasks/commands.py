@@ -41,7 +41,9 @@ def list_tasks(paths: list[Path], core: bool, console: Any) -> list[dict[str, An
     table = Table(title=f"{len(rows)} task(s)" + (" (core)" if core else ""))
     for name, justify in (("id", "left"), ("family", "left"), ("category", "left"), ("difficulty", "left"),
                           ("#subgoals", "right"), ("#ref paths", "right"), ("budgets", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        # ids are what users copy into --task: never cut or wrapped, whatever the terminal (or pipe) width
+        table.add_column(name, justify=justify, no_wrap=name == "id", min_width=max((len(r["id"]) for r in rows),
+                         default=2) if name == "id" else None)  # type: ignore[arg-type]
     for r in rows:
         table.add_row(r["id"], r["family"], r["category"], r["difficulty"], str(r["subgoals"]),
                       str(r["reference_paths"]), r["budgets"])

@@ -54,20 +54,42 @@ def test_identical_request_is_served_from_cache_with_zero_http_calls(make_stub, 
     assert (second.tokens, second.cost) == (first.tokens, first.cost)
     assert second.new_spend_usd == 0.0
     assert client.spend.spent_usd == first.cost.usd
-    # A new client on another endpoint (another stub) shares the entry: the base URL is not in the key.
-    other = make_stub(["never served"])
+    # The same model name on another endpoint (another stub) never shares a reply: the endpoint is in the key.
+    other = make_stub(["the other server's answer"])
     third = make_client(other).complete(MESSAGES, temperature=0.0)
-    assert third.cache_hit
-    assert other.stats.http_calls == 0
+    assert (third.cache_hit, third.text, other.stats.http_calls) == (False, "the other server's answer", 1)
+    again = make_client(stub).complete(MESSAGES, temperature=0.0)  # and the first server's entry is intact
+    assert (again.cache_hit, again.text, stub.stats.http_calls) == (True, "first answer", 1)
 
 
-def test_cache_key_covers_model_messages_sampling_and_salt_only():
+def test_served_identity_recorded_at_preflight_separates_cache_entries(make_stub, make_client, tmp_path):
+    """A local server that now serves other weights under the same name (preflight sees the reported
+    model change) gets new cache keys, so old replies are not reused."""
+    from matchmeter.llm.preflight import Endpoint, preflight_endpoints
+
+    stub = make_stub([{"text": "OK", "model": "qwen-7b.gguf"}, "from 7b",
+                      {"text": "OK", "model": "qwen-14b.gguf"}, "from 14b"])
+    cache_dir = tmp_path / "cache"
+    endpoint = Endpoint("stub/local", stub.api_base)
+    assert preflight_endpoints([endpoint], cache_dir=cache_dir)[0].served == "qwen-7b.gguf"
+    assert make_client(stub, "stub/local").complete(MESSAGES).text == "from 7b"
+    assert make_client(stub, "stub/local").complete(MESSAGES).cache_hit
+    assert preflight_endpoints([endpoint], cache_dir=cache_dir)[0].served == "qwen-14b.gguf"
+    fresh = make_client(stub, "stub/local").complete(MESSAGES)
+    assert (fresh.cache_hit, fresh.text, stub.stats.http_calls) == (False, "from 14b", 4)
+
+
+def test_cache_key_covers_model_messages_sampling_salt_endpoint_and_served_model():
     base = cache_key("m", MESSAGES, {"temperature": 0.0}, "s")
     assert base == cache_key("m", [dict(m) for m in MESSAGES], {"temperature": 0.0, "top_p": None}, "s")
     assert base != cache_key("m2", MESSAGES, {"temperature": 0.0}, "s")
     assert base != cache_key("m", MESSAGES, {"temperature": 0.5}, "s")
     assert base != cache_key("m", MESSAGES, {"temperature": 0.0}, "s2")
     assert base != cache_key("m", MESSAGES[:1], {"temperature": 0.0}, "s")
+    at_a = cache_key("m", MESSAGES, {}, "s", "http://127.0.0.1:8000/v1")
+    assert at_a == cache_key("m", MESSAGES, {}, "s", "http://127.0.0.1:8000/v1/")
+    assert at_a != cache_key("m", MESSAGES, {}, "s", "http://127.0.0.1:8001/v1")
+    assert at_a != cache_key("m", MESSAGES, {}, "s", "http://127.0.0.1:8000/v1", served="other-weights")
 
 
 @pytest.mark.parametrize("fault", ["429", "503", "500", "timeout"])
@@ -110,7 +132,8 @@ def test_unknown_price_is_null_with_reason_and_counted_unpriced(make_stub, make_
     client = make_client(stub, model="openai/unpriced-model")
     reply = client.complete(MESSAGES)
     assert reply.cost.usd is None
-    assert reply.cost.null_reason == "no price for model openai/unpriced-model in price table 2026-11-01"
+    assert reply.cost.null_reason == ("no price for model openai/unpriced-model in price table 2026-11-01 "
+                                      "(custom endpoint: add an exact entry with --prices FILE)")
     assert (client.spend.spent_usd, client.spend.unpriced_calls) == (0.0, 1)
 
 

@@ -76,3 +76,11 @@ def test_source_side_on_bwrap_gives_the_same_frozen_set(source_run, tmp_path):
     assert a.tasks == b.tasks
     backends = {json.loads(p.read_text())["backend"] for p in (tmp_path / "bwrap").glob("source-runs/executions/*/result.json")}
     assert backends == {"bwrap"}
+
+
+def test_optimize_spend_is_unknown_never_zero_when_calls_were_unpriced():
+    from matchmeter.cli import _spend_text
+
+    assert _spend_text(0.0, 26) == "unknown (26 unpriced calls)"
+    assert _spend_text(0.25, 2) == "unknown (2 unpriced calls) (+ $0.250000 priced)"
+    assert _spend_text(0.25, 0) == "$0.250000"

@@ -156,14 +156,23 @@ def test_sources_from_several_runs(source_run, tmp_path):
 
 def test_unparsable_rewrites_fall_back_and_are_audited(source_run, tmp_path):
     """A real-model path (--api-base to a scripted endpoint): a rewriter that answers prose gives no candidates."""
+    from matchmeter.llm.preflight import PING
     from matchmeter.llm.stub_server import StubServer
     from matchmeter.optimizer.report import audit_descset
 
-    with StubServer(lambda request: "I would rather explain the task in my own words.") as endpoint:
+    asked: list[tuple[str, bool]] = []  # (model, is the preflight ping)
+
+    def prose(request):
+        asked.append((request["model"], request["messages"][-1]["content"] == PING[0]["content"]))
+        return "I would rather explain the task in my own words."
+
+    with StubServer(prose) as endpoint:
         s = optimize(OptimizeRequest(runs=[str(source_run)], sources=[SOURCE], rewriter_model="stub/rewriter",
                                      judge_model="stub/judge", api_base=endpoint.api_base, out=str(tmp_path / "ds")),
                      progress=False)
-        assert endpoint.stats.models == ["stub/rewriter"]  # no candidate, so the judge is never asked
+    # each endpoint is pinged once at preflight; no candidate, so the judge is never asked anything else
+    assert sorted(m for m, ping in asked if ping) == ["stub/judge", "stub/rewriter"]
+    assert {m for m, ping in asked if not ping} == {"stub/rewriter"}
     assert (s.generated, s.unparsable_rewrites, s.fell_back, s.generic_fell_back) == (0, 2, 1, 1)
     assert s.source_side_executions == 0
     assert s.warnings  # stub/rewriter and stub/judge are one family

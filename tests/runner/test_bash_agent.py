@@ -113,8 +113,9 @@ def test_tokens_and_cost_equal_stub_usage_times_prices_and_rerun_hits_cache(tmp_
     assert first.result.tokens.total == sum(u["total_tokens"] for u in usages)
     assert first.result.cost.usd == pytest.approx(sum(c.cost.usd for c in calls), abs=1e-15)
     assert first.trajectory.steps[0].tokens == calls[0].tokens
-    # The identical run again: every reply comes from the cache, the stub sees no HTTP call at all.
-    with StubServer(["```bash\necho WRONG > out.txt\n```", SUBMIT]) as stub2:
+    # The identical run again against the same endpoint (a server restarted on the same port): every reply
+    # comes from the cache, the server sees no HTTP call at all.
+    with StubServer(["```bash\necho WRONG > out.txt\n```", SUBMIT], port=stub.port) as stub2:
         second = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub2.api_base})
         assert stub2.stats.http_calls == 0
     assert all(c.cache_hit for c in second.trajectory.model_calls)

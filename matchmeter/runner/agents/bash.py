@@ -12,7 +12,7 @@ execution's token on the gateway's loopback URL; tokens, cost and budgets are th
 through an `LMClient` of its own (the pre-gateway path, kept for callers without a gateway).
 
 Agent options (Configuration.agent.options, all strings): api_base (session.api_base wins, the
-runner sets it for sim models), api_key_env, temperature (default 0), top_p, max_tokens, timeout_s
+runner sets it for sim models), api_key_env, prices (a --prices file merged over the shipped table), temperature (default 0), top_p, max_tokens, timeout_s
 (per model call, default 120), retry_attempts, retry_wait_s, cache ("off" disables), cache_salt.
 """
 
@@ -163,6 +163,7 @@ class BashAgent:
         same salt in the execution's upstream (runner/gateway_link.py)."""
         from matchmeter.llm.client import LMClient, RetryPolicy
         from matchmeter.llm.gateway_client import GatewayClient
+        from matchmeter.llm.pricing import PriceTable
         from matchmeter.llm.spend import SpendLedger
 
         if session.gateway is not None:
@@ -180,4 +181,5 @@ class BashAgent:
             str(self.configuration.model), api_base=session.api_base or self.options.get("api_base"),
             api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,  # type: ignore[arg-type]
             timeout_s=float(self.options.get("timeout_s", "120")), use_cache=self.options.get("cache") != "off",
+            price_table=PriceTable.load(overrides=self.options.get("prices")),
         )
