@@ -56,3 +56,18 @@ def import_task(src: Path, dest: Path, console: Any) -> Path:
     out = import_tb1(src, dest)
     console.print(f"imported {src} -> {out}")
     return out
+
+
+def export_tasks(paths: list[Path], out: Path, fmt: str, seed: int, core: bool, only: list[str],
+                 base_image: str, console: Any) -> list[Path]:
+    """Export tasks (default: the built-in suite) to `out` in `fmt` (only "harbor"); return the task dirs."""
+    from matchmeter.errors import UserError
+    from matchmeter.tasks.harbor import export_task
+
+    if fmt != "harbor":
+        raise UserError(f"unknown export format {fmt!r}", "--format", "use --format harbor")
+    tasks = [t for t in load_tasks(paths, only=only, core=core) if not t.probe]
+    out.mkdir(parents=True, exist_ok=True)
+    written = [export_task(t, out, seed, base_image=base_image) for t in tasks]
+    console.print(f"exported {len(written)} task(s) to {out} (Harbor format, seed {seed}, FROM {base_image})")
+    return written
