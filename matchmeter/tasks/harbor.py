@@ -89,6 +89,10 @@ def _harbor_header(task: TaskSpec) -> str:
         f"difficulty = {_toml_str(task.difficulty)}",
         f"tags = [{tags}]",
         "",
+        "# The verifier grades the state the agent left in /app, so it shares the agent's sandbox.",
+        "[metadata.harbor.lint]",
+        'ignore = ["shared-verifier"]',
+        "",
         "[verifier]",
         f"timeout_sec = {task.timeouts.verify_s}",
         "",
@@ -99,7 +103,7 @@ def _harbor_header(task: TaskSpec) -> str:
         f"build_timeout_sec = {max(task.timeouts.setup_s, 600.0)}",
         f"cpus = {env.cpus:g}",
         f"memory_mb = {env.memory_mb}",
-        f"allow_internet = {'true' if env.network else 'false'}",
+        "network_mode = " + ('"public"' if env.network else '"no-network"'),
         "",
     ])
 
