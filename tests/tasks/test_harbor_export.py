@@ -87,10 +87,12 @@ def mm(*args: str) -> subprocess.CompletedProcess:
 def test_export_refuses_a_non_empty_target_and_unknown_format(exported, tmp_path):
     first = next(exported.iterdir()).name
     proc = mm("tasks", "export", "--task", first, str(exported))
-    assert proc.returncode == 2 and f"{exported / first} already exists" in proc.stderr
+    assert proc.returncode == 2
+    assert f"{exported / first} already exists" in proc.stderr
     assert "pass an empty output directory" in proc.stderr
     proc = mm("tasks", "export", "--format", "inspect", str(tmp_path / "o"))
-    assert proc.returncode == 2 and "unknown export format 'inspect'" in proc.stderr
+    assert proc.returncode == 2
+    assert "unknown export format 'inspect'" in proc.stderr
 
 
 def _docker(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
