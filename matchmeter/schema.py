@@ -262,42 +262,6 @@ class Trajectory(BaseModel):
             total = total + call.cost
         return total
 
-    def to_atif(self) -> dict[str, Any]:
-        """ATIF-style export: one entry per step; exit code and duration live in `extra`."""
-        return {
-            "schema_version": "ATIF-v1.2",
-            "agent": {"name": self.agent, "model_name": self.model},
-            "steps": [
-                {
-                    "step_id": s.index + 1,
-                    "timestamp": s.started_at.isoformat(),
-                    "source": "agent",
-                    "message": s.command or "",
-                    "tool_calls": [s.tool_call] if s.tool_call else [],
-                    "observation": {"results": [{"content": s.output}]},
-                    "metrics": {
-                        "prompt_tokens": s.tokens.input + s.tokens.cached_input,
-                        "completion_tokens": s.tokens.output + s.tokens.reasoning,
-                        "cached_tokens": s.tokens.cached_input,
-                        "cost_usd": s.cost.usd,
-                    },
-                    "extra": {
-                        "exit_code": s.exit_code,
-                        "duration_s": (s.ended_at - s.started_at).total_seconds(),
-                        "output_truncated": s.output_truncated,
-                    },
-                }
-                for s in self.steps
-            ],
-            "final_metrics": {
-                "total_prompt_tokens": self.tokens.input + self.tokens.cached_input,
-                "total_completion_tokens": self.tokens.output + self.tokens.reasoning,
-                "total_cached_tokens": self.tokens.cached_input,
-                "total_cost_usd": self.cost.usd,
-                "total_steps": len(self.steps),
-            },
-        }
-
 
 # ---------------------------------------------------------------- results
 
