@@ -14,6 +14,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from matchmeter.tasks.harbor import to_matchmeter_table
 from tests.tasks.quoting_gen.families import FAMILIES, Family, Variant
 from tests.tasks.sync_suite import expected_files
 
@@ -87,7 +88,7 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
         "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (see verify.py).\n"
         'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
     (task_dir / "instruction.md").write_text(family.instruction(variant.payload))
-    (task_dir / "task.toml").write_text(task_toml(family, variant))
+    (task_dir / "task.toml").write_text(to_matchmeter_table(task_toml(family, variant)))
     for path, data in expected_files(task_dir).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
