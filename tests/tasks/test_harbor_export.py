@@ -139,3 +139,12 @@ def test_real_harbor_lint_accepts_the_export(exported):
     proc = subprocess.run([os.environ["MM_HARBOR_PYTHON"], "-c", "from harbor.cli.main import app; app()", "lint", "--json", *dirs],
                           capture_output=True, text=True, timeout=300)
     assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stderr[-500:]
+
+
+@pytest.mark.skipif(not os.environ.get("MM_HARBOR_PYTHON"),
+                    reason="harbor lint not run: set MM_HARBOR_PYTHON to a Python >= 3.12 with `pip install harbor`")
+def test_real_harbor_lint_finds_no_unknown_field_in_the_builtin_suite():
+    dirs = [str(p.parent) for p in sorted(builtin_suite_dir().glob("*/task.toml"))]
+    proc = subprocess.run([os.environ["MM_HARBOR_PYTHON"], "-c", "from harbor.cli.main import app; app()", "lint",
+                           "--json", "--ignore", "shared-verifier", *dirs], capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stdout[-800:]
