@@ -4,7 +4,8 @@ The task under tests/tasks/data/harbor-hello follows Harbor's documented layout 
 [metadata]/[verifier]/[agent]/[environment], instruction.md, environment/Dockerfile, solution/solve.sh,
 tests/test.sh writing /logs/verifier/reward.txt) and carries no matchmeter key. The sandbox test drives
 the trial phases the runner will (no setup script → oracle or nothing → tests copied in → verify →
-read_verdict) on bwrap and docker as they exist today.
+read_verdict) on bwrap and docker as they exist today. tests/tasks/data/harbor-state bakes its state into
+the image with RUN lines: docker honours it today; bwrap is a strict xfail until it runs in the image.
 """
 
 from __future__ import annotations
@@ -152,3 +153,15 @@ def run_harbor_trial(backend, task_dir: Path, oracle: bool) -> tuple[float, str]
 def test_harbor_task_oracle_scores_one_and_nop_zero(harbor_backend):
     assert run_harbor_trial(harbor_backend, HARBOR_TASK, oracle=True) == (1.0, "verifier/reward.txt")
     assert run_harbor_trial(harbor_backend, HARBOR_TASK, oracle=False) == (0.0, "verifier/reward.txt")
+
+
+STATE_TASK = Path(__file__).parent / "data" / "harbor-state"
+
+
+def test_dockerfile_with_state_is_honoured(harbor_backend, request):
+    if harbor_backend.name == "bwrap":  # strict: this flips to a failure the day bwrap runs in the image
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "AWAITING the lead's backend work (issue 14, Build item 2): bwrap does not yet run in the "
+            "exported filesystem of the task's built image, so /app/state.txt from the Dockerfile is absent")))
+    assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=True) == (1.0, "verifier/reward.txt")
+    assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=False) == (0.0, "verifier/reward.txt")
