@@ -21,7 +21,7 @@ from pathlib import Path
 
 from matchmeter.errors import UserError
 from matchmeter.schema import TaskSpec
-from matchmeter.tasks.loader import builtin_suite_dir, task_files
+from matchmeter.tasks.loader import task_files, verify_support_files
 
 HARBOR_TABLES = ("metadata", "verifier", "agent", "environment", "solution", "task")
 HARBOR_TOP_KEYS = ("version", "schema_version", "source", "artifacts")
@@ -147,12 +147,10 @@ def export_task(task: TaskSpec, out_dir: Path, seed: int, base_image: str = "mat
     shutil.copytree(src / "solution", dest / "solution")
     (dest / "environment").mkdir(parents=True)
     (dest / "instruction.md").write_text(task.instruction, encoding="utf-8")
-    shared = builtin_suite_dir() / "_shared" / "verifylib.py"
-    if any("verifylib" in p.read_text(errors="replace") for p in (dest / "tests").glob("*.py")):
-        shutil.copyfile(shared, dest / "tests" / "verifylib.py")
+    for name, host in verify_support_files(task).items():
+        shutil.copyfile(host, dest / "tests" / name)
     if files.setup is not None:
         shutil.copyfile(files.setup, dest / "environment" / BAKED_SETUP)
-        shutil.copyfile(files.setup, dest / "tests" / "setup.sh")
     (dest / "environment" / "Dockerfile").write_text(_dockerfile(base_image, seed, files.setup is not None))
     (dest / "task.toml").write_text(_harbor_header(task) + "\n" + _matchmeter_body(task), encoding="utf-8")
     return dest

@@ -69,6 +69,20 @@ def task_files(task: TaskSpec) -> TaskPaths:
     return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
 
 
+def verify_support_files(task: TaskSpec) -> dict[str, Path]:
+    """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
+    the suite's one verifylib.py when a verifier imports it, and the setup script as setup.sh (verifiers
+    rebuild the pristine starting state from it). Harbor export writes the same files into tests/."""
+    tests = Path(task.path) / "tests"
+    out: dict[str, Path] = {}
+    if any("verifylib" in p.read_text(encoding="utf-8", errors="replace") for p in tests.glob("*.py")):
+        out["verifylib.py"] = builtin_suite_dir() / "_shared" / "verifylib.py"
+    setup = task_files(task).setup
+    if setup is not None:
+        out["setup.sh"] = setup
+    return out
+
+
 def load_task(path: Path) -> TaskSpec:
     """Load and validate one task directory; raises UserError on the first kind of problem found."""
     path = Path(path)

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from matchmeter.cli import app
 from matchmeter.tasks.harbor import BAKED_SETUP
-from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
+from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks, verify_support_files
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.schema.json").read_text())
 HARBOR_LAYOUT = ("task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh")
@@ -148,3 +148,13 @@ def test_real_harbor_lint_finds_no_unknown_field_in_the_builtin_suite():
     proc = subprocess.run([os.environ["MM_HARBOR_PYTHON"], "-c", "from harbor.cli.main import app; app()", "lint",
                            "--json", "--ignore", "shared-verifier", *dirs], capture_output=True, text=True, timeout=300)
     assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stdout[-800:]
+
+
+def test_verify_support_files_equal_the_derived_copies_they_replace():
+    for task in load_tasks([], core=True):
+        support = verify_support_files(task)
+        assert set(support) == {"verifylib.py", "setup.sh"}, task.id
+        for name, host in support.items():
+            assert host.read_bytes() == (Path(task.path) / "tests" / name).read_bytes(), (task.id, name)
+    harbor = load_task(Path(__file__).parent / "data" / "harbor-hello")
+    assert verify_support_files(harbor) == {}
