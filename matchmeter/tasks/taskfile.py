@@ -84,6 +84,14 @@ def _from_harbor(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(ours, dict):
         raise UserError(f"task.toml: metadata.{MATCHMETER_TABLE} must be a table (got {ours!r})", str(path),
                         f"write it as [metadata.{MATCHMETER_TABLE}]")
+    ours = dict(ours)
+    if isinstance(ours.get("environment"), dict) and isinstance(raw.get("environment"), dict):
+        # Harbor's [environment] (cpus, memory_mb, network_mode) and ours (setup, network) merge key by key.
+        both = sorted(set(ours["environment"]) & set(raw["environment"]))
+        if both:
+            raise UserError(f"task.toml: environment.{both[0]} is set both in [environment] and in "
+                            f"[metadata.{MATCHMETER_TABLE}.environment]", str(path), "keep one of them")
+        raw["environment"] = {**raw["environment"], **ours.pop("environment")}
     twice = sorted(set(ours) & set(raw))
     if twice:
         raise UserError(f"task.toml: {twice[0]} is set both at the top level and in [metadata.{MATCHMETER_TABLE}]",

@@ -67,6 +67,15 @@ def test_key_set_in_both_places_is_an_error(tmp_path):
         load_task(task_dir)
 
 
+def test_environment_tables_merge_key_by_key(tmp_path):
+    task_dir = copy_task(tmp_path, '\n[metadata.matchmeter.environment]\nnetwork = true\n')
+    task = load_task(task_dir)
+    assert (task.environment.network, task.environment.memory_mb) == (True, 2048)
+    clash = copy_task(tmp_path, '\n[metadata.matchmeter.environment]\nmemory_mb = 512\n', name="clash")
+    with pytest.raises(UserError, match=r"environment.memory_mb is set both in \[environment\] and in"):
+        load_task(clash)
+
+
 TOP_LEVEL_TOML = """# comment stays
 id = "quoted"
 source_family = "quoting"
