@@ -110,6 +110,22 @@ def tasks_import(
     import_task(src, dest, console=_console())
 
 
+@tasks_app.command("export")
+def tasks_export(
+    out: Path = typer.Argument(..., help="Directory to write one <task-id>/ per task into."),
+    path: list[Path] = typer.Option(None, "--path", help="Task directories or suites (default: the built-in suite)."),
+    fmt: str = typer.Option("harbor", "--format", help="Output format: harbor."),
+    seed: int = typer.Option(0, help="Seed baked into each exported image (MM_SEED)."),
+    core: bool = typer.Option(False, help="Only the Core subset."),
+    task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
+    base_image: str = typer.Option("matchmeter-base:latest", help="FROM image of the exported Dockerfiles."),
+) -> None:
+    """Write self-contained Harbor tasks (state baked into the image for one seed)."""
+    from matchmeter.tasks.commands import export_tasks
+
+    export_tasks(path or [], out, fmt, seed, core, task or [], base_image, console=_console())
+
+
 @tasks_app.command("check")
 def tasks_check(
     path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 1
 
-SourceFamily = Literal["terminal", "skills", "data-analysis", "quoting"]
+SourceFamily = Literal["terminal", "skills", "data-analysis", "quoting", "imported"]
 Difficulty = Literal["easy", "medium", "hard"]
 DescriptionOrigin = Literal["original", "optimized", "generic"]
 Contract = Literal["raw", "disclosed"]
@@ -94,7 +94,11 @@ class ReferencePath(Inbound):
 class EnvironmentSpec(Inbound):
     network: bool = Field(False, description="Whether the sandbox gets network access.")
     dockerfile: str = Field("Dockerfile", description="Dockerfile under environment/ for the docker backend.")
-    setup: str = Field("setup.sh", description="Script under environment/ run in the workspace to seed the task.")
+    setup: str | None = Field(
+        "setup.sh",
+        description="Script under environment/ run in the workspace to seed the task; None when the task has "
+        "none (a Harbor task whose Dockerfile is its whole starting state).",
+    )
     cpus: float = Field(1.0, gt=0)
     memory_mb: int = Field(1024, ge=64)
 
@@ -112,7 +116,10 @@ class TaskSpec(Inbound):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     subgoals: list[Subgoal] = Field(min_length=1)
     safety: SafetyRules = Field(default_factory=SafetyRules)
-    reference_paths: list[ReferencePath] = Field(min_length=1)
+    reference_paths: list[ReferencePath] = Field(
+        default_factory=list,
+        description="Known solving command sequences; empty (a Harbor task) makes path-based efficiency n/a.",
+    )
     seed_params: dict[str, str] = Field(
         default_factory=dict, description="Names of parameters the seed varies, with what each controls."
     )
@@ -268,42 +275,6 @@ class Trajectory(BaseModel):
         for call in self.model_calls:
             total = total + call.cost
         return total
-
-    def to_atif(self) -> dict[str, Any]:
-        """ATIF-style export: one entry per step; exit code and duration live in `extra`."""
-        return {
-            "schema_version": "ATIF-v1.2",
-            "agent": {"name": self.agent, "model_name": self.model},
-            "steps": [
-                {
-                    "step_id": s.index + 1,
-                    "timestamp": s.started_at.isoformat(),
-                    "source": "agent",
-                    "message": s.command or "",
-                    "tool_calls": [s.tool_call] if s.tool_call else [],
-                    "observation": {"results": [{"content": s.output}]},
-                    "metrics": {
-                        "prompt_tokens": s.tokens.input + s.tokens.cached_input,
-                        "completion_tokens": s.tokens.output + s.tokens.reasoning,
-                        "cached_tokens": s.tokens.cached_input,
-                        "cost_usd": s.cost.usd,
-                    },
-                    "extra": {
-                        "exit_code": s.exit_code,
-                        "duration_s": (s.ended_at - s.started_at).total_seconds(),
-                        "output_truncated": s.output_truncated,
-                    },
-                }
-                for s in self.steps
-            ],
-            "final_metrics": {
-                "total_prompt_tokens": self.tokens.input + self.tokens.cached_input,
-                "total_completion_tokens": self.tokens.output + self.tokens.reasoning,
-                "total_cached_tokens": self.tokens.cached_input,
-                "total_cost_usd": self.cost.usd,
-                "total_steps": len(self.steps),
-            },
-        }
 
 
 # ---------------------------------------------------------------- results

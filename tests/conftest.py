@@ -15,6 +15,29 @@ def _isolated_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+@pytest.fixture(autouse=True)
+def _trajectories_are_atif(tmp_path):
+    """Every trajectory.atif.json a test writes under its tmp_path must validate (tests/helpers/atif.py)."""
+    yield
+    from tests.helpers.atif import check_atif_files
+
+    problems = check_atif_files(tmp_path)
+    assert not problems, "invalid ATIF trajectories:\n" + "\n".join(problems[:20])
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The same check over the whole session's temp root (module- and session-scoped fixtures' dirs)."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or factory._basetemp is None:
+        return
+    from tests.helpers.atif import check_atif_files
+
+    problems = check_atif_files(factory.getbasetemp())
+    if problems:
+        print("\ninvalid ATIF trajectories:\n" + "\n".join(problems[:20]))
+        session.exitstatus = 1
+
+
 def docker_available() -> tuple[bool, str]:
     if shutil.which("docker") is None:
         return False, "docker CLI not found"

@@ -226,7 +226,9 @@ def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence
 
     Choices: N_ref and D come from the reference path with the smallest D (ties: the shorter path);
     explore share = query / (query + state) commands, other commands (running a script, cd) counted
-    in neither; an agent with no step has E = 0.
+    in neither; an agent with no step has E = 0. A task without reference paths (an imported Harbor
+    task) has no N_ref or D, so n_ref, distance, efficiency and composite are NaN ("n/a", skipped by
+    the report's means), never 0.
     """
     canon = [canonicalize(s.get("command") or "") for s in steps]
     kinds = [command_kind(s.get("command") or "") for s in steps]
@@ -240,11 +242,13 @@ def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence
         seen[c] = s.get("output", "")
     refs = [[canonicalize(c) for c in path] for path in reference_paths] or [[]]
     distance, n_ref = min((levenshtein(canon, ref), len(ref)) for ref in refs)
+    if not reference_paths:
+        distance = n_ref = float("nan")  # type: ignore[assignment]
     n_query, n_state = kinds.count("query"), kinds.count("state")
     acted = n_query + n_state
     n_agent = len(steps)
     eff = min(1.0, n_ref / n_agent) * 0.9 ** invalid / (1 + distance) if n_agent else 0.0
-    eff = min(1.0, max(0.0, eff))
+    eff = min(1.0, max(0.0, eff)) if reference_paths else float("nan")
     q = quality_points(reward, unexpected_changes, critical)
     return EfficiencyCard(n_agent, n_ref, invalid, redundant, distance, n_query, n_state,
                           n_query / acted if acted else float("nan"), n_state / acted if acted else float("nan"),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from matchmeter.errors import SpendCapReached
 from matchmeter.llm.meter import RunLedger
+from matchmeter.runner.atif import builtin_agent_version, to_atif
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import CancelScope, TrialOutcome, TrialRequest, run_trial
@@ -120,7 +121,9 @@ def _run_one(item: PlannedExecution, shared: _Shared) -> ExecutionResult:
         if outcome.result.failure_mode not in RETRIED_FAILURES:
             break
     assert outcome is not None
-    store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), outcome.trajectory.to_atif())
+    atif = to_atif(outcome.trajectory, session_id=item.key, instruction=item.description.text,
+                   agent_version=item.configuration.agent.version or builtin_agent_version())
+    store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), atif)
     return outcome.result
 
 

@@ -51,10 +51,38 @@ def list_tasks(paths: list[Path], core: bool, console: Any) -> list[dict[str, An
     return rows
 
 
-def import_task(src: Path, dest: Path, console: Any) -> Path:
-    """Import one Terminal-Bench 1 task and print where it went."""
+def import_task(src: Path, dest: Path, console: Any) -> list[Any]:
+    """Import one Terminal-Bench 1 task (or every task of a TB1 tasks directory); print where each went
+    and which cannot run offline, with the lines that need the network."""
+    from matchmeter.errors import UserError
     from matchmeter.tasks.importer import import_tb1
 
-    out = import_tb1(src, dest)
-    console.print(f"imported {src} -> {out}")
-    return out
+    sources = [src] if (src / "task.yaml").is_file() else sorted(p.parent for p in src.glob("*/task.yaml"))
+    if not sources:
+        raise UserError("no task.yaml here or one level below", str(src), "pass a Terminal-Bench 1 task directory")
+    done = [import_tb1(s, dest) for s in sources]
+    for item in done:
+        console.print(f"imported {item.path.name} -> {item.path}", highlight=False)
+    online = [item for item in done if item.network_reasons]
+    for item in online:
+        console.print(f"{item.path.name} cannot run offline (network turned on):", highlight=False)
+        for reason in item.network_reasons:
+            console.print(f"  {reason}", highlight=False, soft_wrap=True)
+    console.print(f"{len(done)} imported, {len(done) - len(online)} run offline, {len(online)} need the network",
+                  highlight=False)
+    return done
+
+
+def export_tasks(paths: list[Path], out: Path, fmt: str, seed: int, core: bool, only: list[str],
+                 base_image: str, console: Any) -> list[Path]:
+    """Export tasks (default: the built-in suite) to `out` in `fmt` (only "harbor"); return the task dirs."""
+    from matchmeter.errors import UserError
+    from matchmeter.tasks.harbor import export_task
+
+    if fmt != "harbor":
+        raise UserError(f"unknown export format {fmt!r}", "--format", "use --format harbor")
+    tasks = [t for t in load_tasks(paths, only=only, core=core) if not t.probe]
+    out.mkdir(parents=True, exist_ok=True)
+    written = [export_task(t, out, seed, base_image=base_image) for t in tasks]
+    console.print(f"exported {len(written)} task(s) to {out} (Harbor format, seed {seed}, FROM {base_image})")
+    return written

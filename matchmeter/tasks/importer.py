@@ -6,6 +6,11 @@ parser_name, run_tests_in_same_shell, ...), Dockerfile (+ docker-compose.yaml), 
 run-tests.sh and tests/. The result keeps TB1's all-or-nothing grading as one subgoal "tests_pass":
 tests/test.sh runs the original run-tests.sh and turns its exit status into subgoals.json/reward.txt.
 The reference path is solution.sh's command lines; the family is "terminal".
+
+Network: TB1 tasks often fetch at solve or test time (run-tests.sh installing uv and pytest, a
+solution running pip/apt/curl). `network_needs` finds those lines in solution.sh, run-tests.sh and
+tests/*.sh; when any is found the imported task gets `network_mode = "public"` (sandbox network on)
+and the importer reports each line as a reason the task cannot run offline.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import re
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.tasks.harbor import to_matchmeter_table
 from matchmeter.tasks.loader import load_task
 
 _DIFFICULTIES = {"easy", "medium", "hard"}
@@ -37,6 +43,35 @@ if bash "$here/run-tests.sh"; then score=1; else score=0; fi
 printf '{"tests_pass": %s}\\n' "$score" > "$MM_LOGS/subgoals.json"
 printf '%s\\n' "$score" > "$MM_LOGS/reward.txt"
 """
+
+
+# (pattern, what it needs the network for); matched per line with comments stripped.
+_NETWORK_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), what) for p, what in (
+    (r"\b(curl|wget)\b.*\b(https?|ftp)://", "downloads a URL"),
+    (r"\b(pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b", "installs Python packages"),
+    (r"\buv\s+(add|sync|tool\s+install)\b|\buvx\b", "installs Python packages with uv"),
+    (r"\b(apt-get|apt)\s+(-\S+\s+)*(install|update)\b", "uses the Debian package registry"),
+    (r"\bnpm\s+(install|ci|i)\b|\byarn\s+(add|install)\b|\bnpx\b", "installs npm packages"),
+    (r"\bcargo\s+(install|fetch|add)\b|\bgo\s+(get|install|mod\s+download)\b|\bgem\s+install\b",
+     "installs packages from a language registry"),
+    (r"\bgit\s+(clone|fetch|pull)\b.*(https?://|git@)", "clones a remote repository"),
+))
+
+
+def network_needs(src: Path) -> list[str]:
+    """Why the TB1 task at src cannot run offline: one "file:line: what: command" per network use."""
+    scripts = [src / "solution.sh", src / "run-tests.sh", *sorted((src / "tests").glob("*.sh"))]
+    reasons = []
+    for script in scripts:
+        if not script.is_file():
+            continue
+        for number, line in enumerate(script.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            code = line.split("#", 1)[0] if not line.lstrip().startswith("#!") else ""
+            for pattern, what in _NETWORK_PATTERNS:
+                if pattern.search(code):
+                    reasons.append(f"{script.relative_to(src)}:{number}: {what}: {code.strip()[:100]}")
+                    break
+    return reasons
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -103,7 +138,7 @@ def _complete(command: str) -> bool:
     return opens <= closes
 
 
-def _task_toml(task_id: str, meta: dict[str, Any], commands: list[str]) -> str:
+def _task_toml(task_id: str, meta: dict[str, Any], commands: list[str], network: bool) -> str:
     difficulty = str(meta.get("difficulty", "medium")).lower()
     agent_s = float(meta.get("max_agent_timeout_sec", 600.0))
     verify_s = float(meta.get("max_test_timeout_sec", 120.0))
@@ -133,11 +168,20 @@ def _task_toml(task_id: str, meta: dict[str, Any], commands: list[str]) -> str:
         *[f"  {json.dumps(c)}," for c in commands],
         "]",
     ]
-    return "\n".join(lines) + "\n"
+    if network:
+        lines += ["", "# Needs the network (see `matchmeter tasks import` output).", "[environment]",
+                  'network_mode = "public"']
+    return to_matchmeter_table("\n".join(lines) + "\n")
 
 
-def import_tb1(src: Path, dest: Path) -> Path:
-    """Write src (a TB1 task dir) as dest/<task-id> in matchmeter's format; return that directory.
+class Imported(NamedTuple):
+    path: Path
+    network_reasons: list[str]
+    """Why the task cannot run offline (empty: it can)."""
+
+
+def import_tb1(src: Path, dest: Path) -> Imported:
+    """Write src (a TB1 task dir) as dest/<task-id> in matchmeter's format; return it with its network needs.
 
     dest may be the target task directory itself when it is named like src.
     """
@@ -158,7 +202,8 @@ def import_tb1(src: Path, dest: Path) -> Path:
     (out / "solution").mkdir()
     (out / "tests").mkdir()
     (out / "instruction.md").write_text(_instruction(meta, yaml_path), encoding="utf-8")
-    (out / "task.toml").write_text(_task_toml(src.name, meta, commands), encoding="utf-8")
+    reasons = network_needs(src)
+    (out / "task.toml").write_text(_task_toml(src.name, meta, commands, bool(reasons)), encoding="utf-8")
     docker_lines = [ln for ln in (src / "Dockerfile").read_text(encoding="utf-8").splitlines() if not _TB1_PLUMBING.match(ln)]
     (out / "environment" / "Dockerfile").write_text("FROM matchmeter-base:latest\n" + "\n".join(docker_lines) + "\n")
     # TB1 bakes the starting state into the image; our sandboxes start from an empty workspace.
@@ -177,4 +222,4 @@ def import_tb1(src: Path, dest: Path) -> Path:
     for script in (out / "environment" / "setup.sh", out / "solution" / "solve.sh", out / "tests" / "test.sh"):
         script.chmod(0o755)
     load_task(out)  # the result must pass our own validation
-    return out
+    return Imported(out, reasons)

@@ -1,14 +1,16 @@
 """Find, load and validate task directories and suites into TaskSpec records.
 
-A task directory (Harbor / Terminal-Bench 2 layout plus matchmeter keys in task.toml):
+A task directory (Harbor / Terminal-Bench 2 layout; matchmeter's keys in task.toml's
+[metadata.matchmeter] table, each with a default, see taskfile.py):
 
     <task-id>/
       task.toml                 TaskSpec fields except instruction, path, digest
       instruction.md            the Original description
-      environment/Dockerfile    docker backend only
-      environment/setup.sh      seeds the starting state (cwd $MM_APP, MM_SEED set)
+      environment/Dockerfile    the task environment
+      environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set)
       solution/solve.sh         the oracle
-      tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt
+      tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt,
+                                or, as Harbor, /logs/verifier/reward.txt or reward.json
 
 A suite is a directory of task directories, optionally with index.toml listing `tasks` (all of them)
 and `core` (a subset). Every problem is a UserError naming file, field, value and fix.
@@ -32,10 +34,10 @@ INDEX_FILE = "index.toml"
 
 
 class TaskPaths(NamedTuple):
-    """Host paths of a loaded task's scripts."""
+    """Host paths of a loaded task's scripts (setup is None when the task has no setup script)."""
 
     environment_dir: Path
-    setup: Path
+    setup: Path | None
     solution: Path
     tests_dir: Path
 
@@ -63,7 +65,22 @@ def task_files(task: TaskSpec) -> TaskPaths:
     """Paths of the task's environment dir, setup script, oracle and tests dir."""
     root = Path(task.path)
     env_dir = root / "environment"
-    return TaskPaths(env_dir, env_dir / task.environment.setup, root / "solution" / "solve.sh", root / "tests")
+    setup = env_dir / task.environment.setup if task.environment.setup else None
+    return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
+
+
+def verify_support_files(task: TaskSpec) -> dict[str, Path]:
+    """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
+    the suite's one verifylib.py when a verifier imports it, and the setup script as setup.sh (verifiers
+    rebuild the pristine starting state from it). Harbor export writes the same files into tests/."""
+    tests = Path(task.path) / "tests"
+    out: dict[str, Path] = {}
+    if any("verifylib" in p.read_text(encoding="utf-8", errors="replace") for p in tests.glob("*.py")):
+        out["verifylib.py"] = builtin_suite_dir() / "_shared" / "verifylib.py"
+    setup = task_files(task).setup
+    if setup is not None:
+        out["setup.sh"] = setup
+    return out
 
 
 def load_task(path: Path) -> TaskSpec:
@@ -86,6 +103,7 @@ def load_task(path: Path) -> TaskSpec:
         raise UserError(f"task.toml: id {spec.id!r} differs from its directory name {path.name!r}", str(toml_path),
                         f"rename the directory or set id = {path.name!r}")
     _check_semantics(spec, toml_path)
+    spec = _without_default_setup(spec, path, "setup" in data.get("environment", {}))
     spec = spec.model_copy(update={"path": str(path.resolve()), "digest": tree_digest(path)})
     _check_files(spec)
     return spec
@@ -118,6 +136,13 @@ def _covered(path: str, protected: Iterable[str]) -> bool:
     return any(parts[: len(Path(p).parts)] == Path(p).parts for p in protected)
 
 
+def _without_default_setup(spec: TaskSpec, path: Path, named: bool) -> TaskSpec:
+    """A task that names no setup script and has no environment/setup.sh has none (a Harbor task)."""
+    if named or spec.environment.setup is None or (path / "environment" / spec.environment.setup).is_file():
+        return spec
+    return spec.model_copy(update={"environment": spec.environment.model_copy(update={"setup": None})})
+
+
 def _check_files(spec: TaskSpec) -> None:
     files = task_files(spec)
     required = {
@@ -126,7 +151,7 @@ def _check_files(spec: TaskSpec) -> None:
         "verifier": files.tests_dir / "test.sh",
     }
     for label, file in required.items():
-        if not file.is_file():
+        if file is not None and not file.is_file():
             rel = file.relative_to(spec.path)
             raise UserError(f"{label} {rel} is missing", spec.path, f"add {rel}")
 

@@ -1,12 +1,21 @@
 """Parse one task.toml into TaskSpec fields: Harbor compatibility and one-line validation errors.
 
 task.toml carries every TaskSpec field except `instruction` (instruction.md), `path` and `digest`
-(computed by the loader). Harbor / Terminal-Bench 2 tables are accepted so a Harbor task loads as is:
-`version` is ignored; `[metadata]` is free-form and supplies category, difficulty and tags when the
-top level lacks them; `[agent].timeout_sec`, `[verifier].timeout_sec` and
-`[environment].build_timeout_sec` fill timeouts we do not set ourselves; `[environment]` also maps
-Harbor's `allow_internet` and `memory` ("2G") and ignores `docker_image`, `storage*` and `gpu*`
-(the docker backend always builds environment/Dockerfile). Any other unknown key is an error.
+(computed by the loader). A Harbor / Terminal-Bench 2 task.toml loads unchanged:
+
+- matchmeter's own keys live in `[metadata.matchmeter]` (Harbor's `metadata` is a free-form table, so
+  `harbor lint` accepts it); the older layout with the same keys at the top level still loads.
+- Defaults for a task that has none of them (HARBOR_DEFAULTS): `id` = the directory name,
+  `source_family` = "imported", `category` = "uncategorized", `difficulty` = "medium", one subgoal
+  `tests_pass` of weight 1 (the verifier's reward.txt/reward.json is the whole grade), no reference
+  paths (path-based efficiency figures are n/a for the task), no environment/setup.sh (the
+  Dockerfile is the whole starting state).
+- `[metadata]` supplies category, difficulty and tags; `[agent].timeout_sec`, `[verifier].timeout_sec`
+  and `[environment].build_timeout_sec` fill timeouts we do not set ourselves; `[environment]` maps
+  `allow_internet`, `network_mode`, `memory` ("2G") and `memory_mb`, and ignores the keys in
+  _HARBOR_ENV_IGNORED. `version`/`schema_version`, `source`, `[task]`, `[solution]` and `artifacts`
+  are ignored. Multi-step tasks (`steps`) and non-empty `env` tables are errors; so is any other
+  unknown key.
 """
 
 from __future__ import annotations
@@ -23,7 +32,19 @@ from matchmeter.schema import TaskSpec
 
 # Keys the loader fills itself; a task.toml that sets them would be silently overwritten.
 COMPUTED_KEYS = ("instruction", "path", "digest")
-_HARBOR_ENV_IGNORED = {"docker_image", "storage", "storage_mb", "gpus", "gpu_types", "build_timeout_sec"}
+_HARBOR_ENV_IGNORED = {"docker_image", "storage", "storage_mb", "gpus", "gpu_types", "build_timeout_sec", "os",
+                       "workdir", "healthcheck", "skills_dir", "allowed_hosts", "tpu"}
+_HARBOR_TOP_IGNORED = ("version", "schema_version", "source", "task", "solution", "artifacts")
+_HARBOR_PHASE_KEYS = {"timeout_sec", "env", "user", "network_mode", "allowed_hosts"}
+MATCHMETER_TABLE = "matchmeter"
+# What a Harbor task without matchmeter keys gets (documented in the module docstring and README).
+HARBOR_DEFAULTS: dict[str, Any] = {
+    "source_family": "imported",
+    "category": "uncategorized",
+    "difficulty": "medium",
+    "subgoals": [{"name": "tests_pass", "weight": 1.0, "description": "tests pass (the verifier's reward)"}],
+    "reference_paths": [],
+}
 
 
 def read_task_toml(path: Path) -> dict[str, Any]:
@@ -53,38 +74,77 @@ def _table(raw: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
 
 def _from_harbor(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     raw = dict(raw)
-    raw.pop("version", None)
+    if raw.get("steps"):
+        raise UserError("task.toml: multi-step tasks (steps) are not supported", str(path),
+                        "run it as separate single-step tasks")
+    for key in _HARBOR_TOP_IGNORED:
+        raw.pop(key, None)
     metadata = _table(raw, "metadata", path)
+    ours = metadata.pop(MATCHMETER_TABLE, {})
+    if not isinstance(ours, dict):
+        raise UserError(f"task.toml: metadata.{MATCHMETER_TABLE} must be a table (got {ours!r})", str(path),
+                        f"write it as [metadata.{MATCHMETER_TABLE}]")
+    ours = dict(ours)
+    if isinstance(ours.get("environment"), dict) and isinstance(raw.get("environment"), dict):
+        # Harbor's [environment] (cpus, memory_mb, network_mode) and ours (setup, network) merge key by key.
+        both = sorted(set(ours["environment"]) & set(raw["environment"]))
+        if both:
+            raise UserError(f"task.toml: environment.{both[0]} is set both in [environment] and in "
+                            f"[metadata.{MATCHMETER_TABLE}.environment]", str(path), "keep one of them")
+        raw["environment"] = {**raw["environment"], **ours.pop("environment")}
+    twice = sorted(set(ours) & set(raw))
+    if twice:
+        raise UserError(f"task.toml: {twice[0]} is set both at the top level and in [metadata.{MATCHMETER_TABLE}]",
+                        str(path), "keep one of them")
+    raw.update(ours)
+    raw.setdefault("id", path.parent.name)
     for key in ("category", "difficulty", "tags"):
         if key not in raw and key in metadata:
             raw[key] = metadata[key]
+    for key, value in HARBOR_DEFAULTS.items():
+        raw.setdefault(key, value)
     timeouts = dict(raw.get("timeouts", {})) if isinstance(raw.get("timeouts", {}), dict) else raw.get("timeouts")
-    for table, ours in (("agent", "agent_s"), ("verifier", "verify_s")):
+    for table, ours_key in (("agent", "agent_s"), ("verifier", "verify_s")):
         harbor = _table(raw, table, path)
-        unknown = sorted(set(harbor) - {"timeout_sec", "env"})
+        unknown = sorted(set(harbor) - _HARBOR_PHASE_KEYS)
         if unknown:
             raise UserError(f"task.toml: unknown key {table}.{unknown[0]}", str(path),
-                            f"remove it; [{table}] accepts only timeout_sec (Harbor compatibility)")
+                            f"remove it; [{table}] accepts {', '.join(sorted(_HARBOR_PHASE_KEYS))} (Harbor)")
         if harbor.get("env"):
             raise UserError(f"task.toml: {table}.env is not supported (got {harbor['env']!r})", str(path),
                             "set variables inside the task's scripts instead")
-        if "timeout_sec" in harbor and isinstance(timeouts, dict):
-            timeouts.setdefault(ours, harbor["timeout_sec"])
+        if "timeout_sec" in harbor and harbor["timeout_sec"] is not None and isinstance(timeouts, dict):
+            timeouts.setdefault(ours_key, harbor["timeout_sec"])
     env = raw.get("environment")
     if isinstance(env, dict):
-        env = dict(env)
-        if "build_timeout_sec" in env and isinstance(timeouts, dict):
-            timeouts.setdefault("setup_s", env["build_timeout_sec"])
-        for key in _HARBOR_ENV_IGNORED:
-            env.pop(key, None)
-        if "allow_internet" in env:
-            env.setdefault("network", env.pop("allow_internet"))
-        if "memory" in env:
-            env.setdefault("memory_mb", _memory_mb(env.pop("memory"), path))
-        raw["environment"] = env
+        raw["environment"] = _harbor_environment(env, timeouts, path)
     if timeouts:
         raw["timeouts"] = timeouts
     return raw
+
+
+def _harbor_environment(env: dict[str, Any], timeouts: Any, path: Path) -> dict[str, Any]:
+    env = dict(env)
+    if "build_timeout_sec" in env and isinstance(timeouts, dict):
+        timeouts.setdefault("setup_s", env["build_timeout_sec"])
+    for key in _HARBOR_ENV_IGNORED:
+        env.pop(key, None)
+    for key in ("mcp_servers", "env"):
+        if env.get(key):
+            raise UserError(f"task.toml: environment.{key} is not supported (got {env[key]!r})", str(path),
+                            f"remove environment.{key}")
+        env.pop(key, None)
+    if env.get("allow_internet") is not None:
+        env.setdefault("network", env["allow_internet"])
+    env.pop("allow_internet", None)
+    if "network_mode" in env:  # Harbor: "public" | "no-network" | "allowlist" (an allowlist needs the network)
+        env.setdefault("network", env.pop("network_mode") != "no-network")
+    if "memory" in env:
+        env.setdefault("memory_mb", _memory_mb(env.pop("memory"), path))
+    for key in ("cpus", "memory_mb"):
+        if env.get(key, 0) is None:
+            env.pop(key)
+    return env
 
 
 def _memory_mb(value: Any, path: Path) -> int:

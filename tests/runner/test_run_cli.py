@@ -110,8 +110,8 @@ def test_bad_inputs_are_one_line_and_nonzero(tmp_path):
     assert weight.returncode == 2
     assert "weight" in weight.stderr
     assert weight.stderr.strip().count("\n") == 0
-    missing = write_task(tmp_path / "bad2", "no-family")
-    (missing / "task.toml").write_text((missing / "task.toml").read_text().replace('source_family = "terminal"\n', ""))
+    missing = write_task(tmp_path / "bad2", "bad-family")  # a missing family defaults to "imported" (Harbor)
+    (missing / "task.toml").write_text((missing / "task.toml").read_text().replace('"terminal"', '"shell"'))
     field = _mm("run", "--tasks", str(missing), "--agent", "oracle", "--backend", "local", "--out", str(tmp_path / "r3"))
     assert field.returncode == 2
     assert "source_family" in field.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from matchmeter.runner.atif import to_atif
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.schema import AgentSpec, Configuration, ExecutionResult, Trajectory
 
@@ -29,7 +30,8 @@ def test_commit_moves_whole_execution_and_table_rebuilds(tmp_path):
     store = RunStore(tmp_path / "run")
     for i, reward in enumerate([1.0, 0.5]):
         staging = store.staging_dir(f"{i:024x}")
-        store.commit(staging, _result(f"{i:024x}", reward), Trajectory().model_dump_json(), Trajectory().to_atif())
+        store.commit(staging, _result(f"{i:024x}", reward), Trajectory().model_dump_json(),
+                     to_atif(Trajectory(), session_id=f"{i:024x}", agent_version="1", instruction="do it"))
     assert store.finished_keys() == {f"{0:024x}", f"{1:024x}"}
     assert not [p for p in store.executions.iterdir() if p.name.startswith(".partial-")]
     table = pd.read_parquet(store.rebuild_table())

@@ -32,7 +32,8 @@ def solve_script(commands: list[str]) -> str:
 
 def expected_files(task_dir: Path) -> dict[Path, bytes]:
     """Derived file -> the bytes it must hold."""
-    spec = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
+    raw = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
+    spec = raw.get("metadata", {}).get("matchmeter", raw)  # the [metadata.matchmeter] layout, or the older one
     setup = task_dir / "environment" / "setup.sh"
     return {
         task_dir / "tests" / "setup.sh": setup.read_bytes(),

@@ -81,7 +81,7 @@ def test_solution_commands_joins_multiline_constructs():
 
 
 def test_import_maps_fields_and_files(tmp_path):
-    out = import_tb1(make_tb1(tmp_path), tmp_path / "imported")
+    out = import_tb1(make_tb1(tmp_path), tmp_path / "imported").path
     assert out == tmp_path / "imported" / "hello-ready"
     task = load_task(out)
     assert (task.id, task.source_family, task.category, task.difficulty) == (
@@ -102,7 +102,7 @@ def test_import_maps_fields_and_files(tmp_path):
 
 
 def test_imported_oracle_passes_and_nop_fails(tmp_path):
-    task = load_task(import_tb1(make_tb1(tmp_path), tmp_path / "imported"))
+    task = load_task(import_tb1(make_tb1(tmp_path), tmp_path / "imported").path)
     with Trial(task, 0) as trial:
         trial.setup()
         (trial.app / "data.txt").write_text("")  # what the Dockerfile's COPY provides under docker
@@ -118,7 +118,7 @@ def test_imported_oracle_passes_and_nop_fails(tmp_path):
 def test_old_descriptions_key_and_defaults(tmp_path):
     src = make_tb1(tmp_path)
     (src / "task.yaml").write_text("descriptions:\n  - key: base\n    description: Do the thing.\ndifficulty: extreme\n")
-    task = load_task(import_tb1(src, tmp_path / "out"))
+    task = load_task(import_tb1(src, tmp_path / "out").path)
     assert task.instruction == "Do the thing.\n"
     assert (task.difficulty, task.category) == ("medium", "uncategorized")
 
@@ -136,3 +136,60 @@ def test_import_errors(tmp_path):
     assert info.value.line() == (
         f"task.yaml has no instruction ({src / 'task.yaml'}): add instruction: (or descriptions: [{{key: base, ...}}])"
     )
+
+
+UV_RUN_TESTS = """#!/bin/bash
+# Install curl
+apt-get update
+apt-get install -y curl
+curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh
+source $HOME/.local/bin/env
+uv venv .tbench-testing
+uv pip install pytest==8.4.1
+uv run pytest $TEST_DIR/test_outputs.py -rA
+"""
+
+
+def test_offline_task_keeps_network_off(tmp_path):
+    imported = import_tb1(make_tb1(tmp_path), tmp_path / "out")
+    assert imported.network_reasons == []
+    assert load_task(imported.path).environment.network is False
+
+
+def test_task_that_fetches_gets_network_and_says_why(tmp_path):
+    src = make_tb1(tmp_path)
+    (src / "run-tests.sh").write_text(UV_RUN_TESTS)
+    (src / "solution.sh").write_text("#!/bin/bash\npip install requests  # the client\necho ready > status.txt\n")
+    imported = import_tb1(src, tmp_path / "out")
+    assert imported.network_reasons == [
+        "solution.sh:2: installs Python packages: pip install requests",
+        "run-tests.sh:3: uses the Debian package registry: apt-get update",
+        "run-tests.sh:4: uses the Debian package registry: apt-get install -y curl",
+        "run-tests.sh:5: downloads a URL: curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh",
+        "run-tests.sh:8: installs Python packages: uv pip install pytest==8.4.1",
+    ]
+    task = load_task(imported.path)
+    assert task.environment.network is True
+    text = (imported.path / "task.toml").read_text()
+    assert "[metadata.matchmeter]" in text
+    assert 'network_mode = "public"' in text
+
+
+def test_import_command_lists_tasks_that_cannot_run_offline(tmp_path):
+    import subprocess
+    import sys
+
+    tb1 = tmp_path / "tb1"
+    offline = make_tb1(tb1)
+    online = tb1 / "needs-net"
+    offline.rename(online)
+    (online / "run-tests.sh").write_text(UV_RUN_TESTS)
+    make_tb1(tb1)
+    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", "tasks", "import", str(tb1), str(tmp_path / "suite")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "needs-net cannot run offline (network turned on):" in lines
+    assert "  run-tests.sh:5: downloads a URL: curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh" in lines
+    assert "hello-ready cannot run offline" not in proc.stdout
+    assert lines[-1] == "2 imported, 1 run offline, 1 need the network"

@@ -77,8 +77,8 @@ def test_digest_follows_every_file(tmp_path):
 
 
 def test_missing_field(tmp_path):
-    root = make_task(tmp_path, toml=TOML.replace('difficulty = "easy"\n', ""))
-    assert error_line(root) == f"task.toml: difficulty is missing ({root / 'task.toml'}): add difficulty to task.toml"
+    root = make_task(tmp_path, toml=TOML.replace('weight = 0.5\n', ""))
+    assert error_line(root) == f"task.toml: subgoals[1].weight is missing ({root / 'task.toml'}): add weight to task.toml"
 
 
 def test_bad_weight(tmp_path):
@@ -104,16 +104,16 @@ def test_unknown_key_nested(tmp_path):
 def test_bad_family(tmp_path):
     root = make_task(tmp_path, toml=TOML.replace('"terminal"', '"shell"'))
     assert error_line(root) == (
-        "task.toml: source_family must be one of 'terminal', 'skills', 'data-analysis' or 'quoting' "
+        "task.toml: source_family must be one of 'terminal', 'skills', 'data-analysis', 'quoting' or 'imported' "
         f"(got 'shell') ({root / 'task.toml'}): fix the source_family"
     )
 
 
 def test_several_problems_in_one_line(tmp_path):
-    root = make_task(tmp_path, toml=TOML.replace("weight = 0.5", "weight = 0").replace('difficulty = "easy"\n', ""))
+    root = make_task(tmp_path, toml=TOML.replace("weight = 0.5", "weight = 0").replace('difficulty = "easy"', 'difficulty = "x"'))
     assert error_line(root) == (
-        "task.toml has 2 problems: difficulty is missing; subgoals[1].weight must be > 0 (got 0) "
-        f"({root / 'task.toml'}): add difficulty to task.toml; fix the weight"
+        "task.toml has 2 problems: difficulty must be one of 'easy', 'medium' or 'hard' (got 'x'); "
+        f"subgoals[1].weight must be > 0 (got 0) ({root / 'task.toml'}): fix the difficulty; fix the weight"
     )
 
 
@@ -197,7 +197,7 @@ def test_harbor_agent_table_rejects_unknown_keys(tmp_path):
     root = make_task(tmp_path, toml=TOML + "\n[agent]\ntimeout = 5\n")
     assert error_line(root) == (
         f"task.toml: unknown key agent.timeout ({root / 'task.toml'}): "
-        "remove it; [agent] accepts only timeout_sec (Harbor compatibility)"
+        "remove it; [agent] accepts allowed_hosts, env, network_mode, timeout_sec, user (Harbor)"
     )
 
 

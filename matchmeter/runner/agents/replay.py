@@ -1,7 +1,9 @@
 """The replay agent: re-executes the commands of a stored trajectory, in order, through the session.
 
 The trajectory comes from `configuration.agent.options["trajectory"]`: a trajectory.json written by a
-run, or a plain JSON list of command strings (handy for scripted probes and safety tests).
+run, an ATIF document (a run's trajectory.atif.json, or any ATIF file whose shell commands are `bash`
+tool calls with a `command` argument), or a plain JSON list of command strings (handy for scripted
+probes and safety tests).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.errors import UserError
+from matchmeter.runner.atif import commands_from_atif
 from matchmeter.schema import Trajectory
 
 if TYPE_CHECKING:
@@ -28,11 +31,17 @@ def load_commands(path: Path) -> list[str]:
         raise UserError(f"replay trajectory is not JSON: {exc}", str(path), "pass a trajectory.json") from exc
     if isinstance(data, list) and all(isinstance(c, str) for c in data):
         return data
+    if isinstance(data, dict) and str(data.get("schema_version", "")).startswith("ATIF-"):
+        commands = commands_from_atif(data)
+        if not commands and data.get("steps"):
+            raise UserError("the ATIF trajectory has no shell command to replay", str(path),
+                            "pass an ATIF file whose agent steps hold `bash` tool calls with a `command` argument")
+        return commands
     try:
         trajectory = Trajectory.model_validate(data)
     except ValueError as exc:
-        raise UserError("replay file is neither a trajectory nor a list of commands", str(path),
-                        "pass a trajectory.json written by `matchmeter run`") from exc
+        raise UserError("replay file is neither a trajectory, an ATIF file nor a list of commands", str(path),
+                        "pass a trajectory.json or trajectory.atif.json written by `matchmeter run`") from exc
     return [s.command for s in trajectory.steps if s.command is not None]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
+from matchmeter.runner.atif import to_atif
 from matchmeter.schema import TokenUsage
 from tests.runner.adapters.conftest import run_cli_trial
 
@@ -120,7 +121,7 @@ def test_api_key_reaches_the_endpoint_but_no_stored_text(clis, tmp_path, monkeyp
     assert run.stats["authorized_calls"] == run.stats["http_calls"] == 4
     assert run.outcome.trajectory.steps[0].output.strip() == "[REDACTED:MM_TEST_SECRET_KEY]"
     stored = [run.outcome.trajectory.model_dump_json(), run.outcome.result.model_dump_json(),
-              json.dumps(run.outcome.trajectory.to_atif())]
+              json.dumps(to_atif(run.outcome.trajectory, session_id="k", agent_version="v", instruction="x"))]
     stored += [p.read_text(errors="replace") for p in run.logs_dir.rglob("*") if p.is_file()]
     assert not [text for text in stored if secret in text]
 

@@ -14,6 +14,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from matchmeter.tasks.harbor import to_matchmeter_table
 from tests.tasks.quoting_gen.checks import check_scripts
 from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
 from tests.tasks.sync_suite import expected_files
@@ -97,7 +98,7 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
         "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (see verify.py).\n"
         'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
     (task_dir / "instruction.md").write_text(family.instruction(variant.payload) + TICKET_NOTE)
-    (task_dir / "task.toml").write_text(task_toml(family, variant))
+    (task_dir / "task.toml").write_text(to_matchmeter_table(task_toml(family, variant)))
     (task_dir / "checks").mkdir()
     for name, text in check_scripts(family, variant).items():
         (task_dir / "checks" / name).write_text(text)

@@ -1,0 +1,2 @@
+#!/bin/bash
+rev /app/state.txt > /app/answer.txt

@@ -1,0 +1,160 @@
+"""`matchmeter tasks export --format harbor`: the Core subset against Harbor's task schema (a JSON schema
+written from Harbor 0.26's TaskConfig, tests/data/harbor_task_config.schema.json), Harbor's layout, a
+round trip through our loader, and one exported task built and run the way Harbor runs it (docker
+build; oracle = solution/solve.sh in WORKDIR; tests uploaded to /tests; reward read from
+/logs/verifier/reward.txt). The real `harbor lint` runs when MM_HARBOR_PYTHON names a Python with
+harbor installed (CI does not install it: harbor needs Python >= 3.12 and pulls ~100 packages).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from matchmeter.cli import app
+from matchmeter.tasks.harbor import BAKED_SETUP
+from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks, verify_support_files
+
+SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.schema.json").read_text())
+HARBOR_LAYOUT = ("task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("harbor-export")
+    result = CliRunner().invoke(app, ["tasks", "export", "--format", "harbor", "--seed", "3", "--core", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_core_subset_exports_one_task_each(exported):
+    core = [t.id for t in load_tasks([], core=True)]
+    assert sorted(p.name for p in exported.iterdir()) == sorted(core)
+    assert len(core) >= 8
+
+
+def test_every_export_matches_harbor_schema_and_layout(exported):
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    for task_dir in sorted(exported.iterdir()):
+        config = tomllib.loads((task_dir / "task.toml").read_text())
+        errors = [f"{'.'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(config)]
+        assert errors == [], task_dir.name
+        assert [f for f in HARBOR_LAYOUT if not (task_dir / f).is_file()] == [], task_dir.name
+        assert config["environment"]["network_mode"] == "no-network"
+        assert set(config["metadata"]) == {"category", "difficulty", "tags", "matchmeter", "harbor"}
+        assert config["metadata"]["harbor"] == {"lint": {"ignore": ["shared-verifier"]}}
+
+
+def test_schema_rejects_what_harbor_lint_flags():
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    assert not list(validator.iter_errors({"metadata": {"anything": {"goes": 1}}, "verifier": {"timeout_sec": 5}}))
+    for bad in ({"subgoals": []}, {"environment": {"setup": "setup.sh"}}, {"agent": {"timeout": 5}},
+                {"environment": {"network_mode": "offline"}}):
+        assert list(validator.iter_errors(bad)), bad
+
+
+def test_export_is_self_contained_and_round_trips(exported):
+    for task_dir in sorted(exported.iterdir()):
+        source = load_task(builtin_suite_dir() / task_dir.name)
+        dockerfile = (task_dir / "environment" / "Dockerfile").read_text()
+        assert "ENV MM_SEED=3 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier" in dockerfile
+        assert f"RUN bash /tmp/{BAKED_SETUP}" in dockerfile
+        assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == \
+            (builtin_suite_dir() / task_dir.name / "environment" / "setup.sh").read_bytes()
+        assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
+            (builtin_suite_dir() / "_shared" / "verifylib.py").read_bytes()
+        assert (task_dir / "tests" / "setup.sh").is_file()
+        back = load_task(task_dir)
+        assert back.environment.setup is None  # the image holds the state: no second seeding
+        keep = {"id", "source_family", "category", "difficulty", "subgoals", "reference_paths", "budgets",
+                "timeouts", "safety"}
+        assert back.model_dump(include=keep) == source.model_dump(include=keep), task_dir.name
+
+
+def mm(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "matchmeter.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_export_refuses_a_non_empty_target_and_unknown_format(exported, tmp_path):
+    first = next(exported.iterdir()).name
+    proc = mm("tasks", "export", "--task", first, str(exported))
+    assert proc.returncode == 2
+    assert f"{exported / first} already exists" in proc.stderr
+    assert "pass an empty output directory" in proc.stderr
+    proc = mm("tasks", "export", "--format", "inspect", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    assert "unknown export format 'inspect'" in proc.stderr
+
+
+def _docker(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
+    """Run the exported task as Harbor does; return what /logs/verifier/reward.txt holds."""
+    name = f"mm-harbor-{secrets.token_hex(4)}"
+    assert _docker("run", "-d", "--name", name, "--network", "none", image, "sleep", "600").returncode == 0
+    try:
+        if oracle:
+            assert _docker("cp", str(task_dir / "solution"), f"{name}:/solution").returncode == 0
+            assert _docker("exec", name, "bash", "/solution/solve.sh").returncode == 0
+        assert _docker("cp", str(task_dir / "tests"), f"{name}:/tests").returncode == 0
+        _docker("exec", name, "bash", "-c", "mkdir -p /logs/verifier && bash /tests/test.sh")
+        return _docker("exec", name, "cat", "/logs/verifier/reward.txt").stdout.strip()
+    finally:
+        _docker("rm", "-f", name)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2"])
+def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
+    from matchmeter.runner.sandbox.baseimage import build_base_image
+
+    build_base_image()  # a no-op when the image exists
+    result = CliRunner().invoke(app, ["tasks", "export", "--task", task_id, "--seed", "5", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    task_dir, image = tmp_path / task_id, f"mm-harbor-export-test:{secrets.token_hex(4)}"
+    build = _docker("build", "-q", "-t", image, str(task_dir / "environment"), timeout=600)
+    assert build.returncode == 0, build.stderr
+    try:
+        assert float(harbor_style_trial(task_dir, image, oracle=True)) == 1.0
+        assert float(harbor_style_trial(task_dir, image, oracle=False)) < 1.0
+    finally:
+        _docker("rmi", "-f", image)
+
+
+@pytest.mark.skipif(not os.environ.get("MM_HARBOR_PYTHON"),
+                    reason="harbor lint not run: set MM_HARBOR_PYTHON to a Python >= 3.12 with `pip install harbor`")
+def test_real_harbor_lint_accepts_the_export(exported):
+    dirs = [str(p) for p in sorted(exported.iterdir())]
+    proc = subprocess.run([os.environ["MM_HARBOR_PYTHON"], "-c", "from harbor.cli.main import app; app()", "lint", "--json", *dirs],
+                          capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stderr[-500:]
+
+
+@pytest.mark.skipif(not os.environ.get("MM_HARBOR_PYTHON"),
+                    reason="harbor lint not run: set MM_HARBOR_PYTHON to a Python >= 3.12 with `pip install harbor`")
+def test_real_harbor_lint_finds_no_unknown_field_in_the_builtin_suite():
+    dirs = [str(p.parent) for p in sorted(builtin_suite_dir().glob("*/task.toml"))]
+    proc = subprocess.run([os.environ["MM_HARBOR_PYTHON"], "-c", "from harbor.cli.main import app; app()", "lint",
+                           "--json", "--ignore", "shared-verifier", *dirs], capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, []), proc.stdout[-800:]
+
+
+def test_verify_support_files_equal_the_derived_copies_they_replace():
+    for task in load_tasks([], core=True):
+        support = verify_support_files(task)
+        assert set(support) == {"verifylib.py", "setup.sh"}, task.id
+        for name, host in support.items():
+            assert host.read_bytes() == (Path(task.path) / "tests" / name).read_bytes(), (task.id, name)
+    harbor = load_task(Path(__file__).parent / "data" / "harbor-hello")
+    assert verify_support_files(harbor) == {}
