@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached, VerifierError
+from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.agents.adapters import host_paths, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
@@ -32,6 +32,7 @@ from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
+from matchmeter.runner.verdict import prepare_command, read_verdict
 from matchmeter.schema import (
     Configuration,
     Description,
@@ -134,32 +135,6 @@ def _write_log(logs_dir: Path, name: str, text: str) -> None:
     (logs_dir / name).write_text(text, errors="replace")
 
 
-def _read_verifier(sandbox: Sandbox, logs: str, task: TaskSpec) -> tuple[float, dict[str, float], float]:
-    """Return (graded reward, subgoal scores, raw reward.txt value); raise VerifierError when absent.
-
-    Called after halt(): nothing is left running that could still rewrite these files."""
-    reward_txt = sandbox.read_text(f"{logs}/reward.txt", 4096) or ""
-    if not reward_txt.strip():
-        raise VerifierError("the verifier wrote no reward.txt")
-    try:
-        raw = float(reward_txt.strip().splitlines()[-1])
-    except ValueError as exc:
-        raise VerifierError(f"reward.txt is not a number: {reward_txt.strip()[:80]!r}") from exc
-    subgoals_out = sandbox.read_text(f"{logs}/subgoals.json", 1 << 20) or ""
-    if not subgoals_out.strip():
-        return min(max(raw, 0.0), 1.0), {}, raw
-    try:
-        scores = {str(k): float(v) for k, v in json.loads(subgoals_out).items()}
-    except (ValueError, AttributeError) as exc:
-        raise VerifierError(f"subgoals.json is not a JSON object of numbers: {exc}") from exc
-    weights = {g.name: g.weight for g in task.subgoals}
-    unknown = set(scores) - set(weights)
-    if unknown:
-        raise VerifierError(f"subgoals.json names unknown subgoals {sorted(unknown)}; task.toml has {sorted(weights)}")
-    graded = sum(weights[n] * min(max(scores.get(n, 0.0), 0.0), 1.0) for n in weights) / sum(weights.values())
-    return graded, scores, raw
-
-
 @dataclass
 class _Live:
     """What the phases share within one trial."""
@@ -208,12 +183,13 @@ def _create_sandbox(req: TrialRequest) -> _Live:
 def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Any:
     """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
     task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
-    sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
-    setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
-                         task.timeouts.setup_s)
-    _write_log(req.logs_dir, "setup.log", setup.output)
-    if setup.exit_code != 0:
-        raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
+    if task.environment.setup is not None:  # a Harbor/TB2 task's state comes from its Dockerfile alone
+        sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
+        setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
+                             task.timeouts.setup_s)
+        _write_log(req.logs_dir, "setup.log", setup.output)
+        if setup.exit_code != 0:
+            raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
     # Verifier files must be absent while the agent works (seed 002): nothing may sit in $MM_TESTS now.
     result.trust_flags["tests_absent_during_agent"] = not _empty_dir(sandbox, live.tests)
     live.session = AgentSession(
@@ -283,10 +259,11 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
     after = sandbox.snapshot(live.protected) if live.protected else {}
     sandbox.upload(Path(task.path) / "tests", live.tests)
-    verify = sandbox.exec(f'bash "{live.tests}/test.sh"', task.timeouts.verify_s, VERIFIER_ENV)
+    verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
+                          VERIFIER_ENV)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
-    graded, scores, raw = _read_verifier(sandbox, live.logs, task)
+    graded, scores, raw, _source = read_verdict(sandbox, live.logs, task)
     if task.probe:
         result.trust_flags[f"probe:{task.probe}"] = _read_probe(sandbox, live.logs)
     result.safety_findings = diff_snapshots(live.before, after, task.safety, live.app)
