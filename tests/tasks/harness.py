@@ -70,10 +70,47 @@ class Trial:
         assert proc.returncode == 0, f"solve.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
         return proc.stdout
 
+    def run_check(self, script: Path) -> str:
+        """Run a checks/ script exactly as the oracle runs solve.sh (bash, cwd = workspace).
+
+        Its exit status is ignored: a cheap shot may fail half way, the verifier still scores what it left.
+        """
+        return self.bash([str(script)]).stdout
+
     def run_reference(self, index: int = 0) -> None:
         for command in self.task.reference_paths[index].commands:
             proc = self.bash(["-c", command])
             assert proc.returncode == 0, f"{self.task.id} reference command failed: {command}\n{proc.stdout}"
+
+    def snapshot(self) -> dict[str, tuple[str, bytes]]:
+        """Relative path -> ("file", bytes) or ("link", target) for everything under the workspace."""
+        out: dict[str, tuple[str, bytes]] = {}
+        for dirpath, dirnames, filenames in os.walk(self.app):
+            for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+                path = Path(dirpath) / name
+                rel = path.relative_to(self.app).as_posix()
+                if path.is_symlink():
+                    out[rel] = ("link", os.readlink(path).encode())
+                elif path.is_file():
+                    out[rel] = ("file", path.read_bytes())
+        return out
+
+    def apply(self, changes: dict[str, tuple[str, bytes] | None]) -> None:
+        """Write a snapshot diff onto the workspace: None deletes, a file or link entry replaces."""
+        for rel, entry in changes.items():
+            path = self.app / rel
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+            elif path.is_dir() and entry is not None:
+                shutil.rmtree(path)
+            if entry is None:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            kind, data = entry
+            if kind == "link":
+                path.symlink_to(data.decode())
+            else:
+                path.write_bytes(data)
 
     def app_digest(self) -> str:
         """Digest of the workspace; git's index is left out because it caches file stat times."""
@@ -96,3 +133,18 @@ class Trial:
         assert set(scores) == set(weights), f"subgoals.json keys {sorted(scores)} != task.toml {sorted(weights)}"
         weighted = sum(weights[n] * scores[n] for n in weights) / sum(weights.values())
         return Verdict(float(reward_file.read_text()), scores, weighted, proc.stdout)
+
+
+def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:
+    """The task's checks/ scripts by kind: "cheap" (must score <= 0.3) and "alt" (must score 1.0)."""
+    checks = Path(task.path) / "checks"
+    found = sorted(checks.glob("*.sh")) if checks.is_dir() else []
+    return {kind: [p for p in found if p.name.startswith(f"{kind}-")] for kind in ("cheap", "alt")}
+
+
+def snapshot_diff(before: dict[str, tuple[str, bytes]], after: dict[str, tuple[str, bytes]]
+                  ) -> dict[str, tuple[str, bytes] | None]:
+    """What turned before into after: created or changed entries, and None for deleted ones."""
+    diff: dict[str, tuple[str, bytes] | None] = {k: v for k, v in after.items() if before.get(k) != v}
+    diff.update({k: None for k in before if k not in after})
+    return diff

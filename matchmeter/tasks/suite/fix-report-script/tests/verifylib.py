@@ -53,6 +53,20 @@ def sh(command, cwd=None):
     return proc.stdout if proc.returncode == 0 else ""
 
 
+# The agent owns the repos it leaves behind: its config must not run code or hide changes when the
+# verifier (possibly another user) runs git there. Command-line -c wins over the repo's config.
+GIT_SAFE = ["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
+            "-c", "core.pager=cat", "-c", "safe.directory=*", "-c", "core.untrackedCache=false"]
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def git(cwd, *args):
+    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled, stripped; None on failure."""
+    proc = subprocess.run([*GIT_SAFE, *args], cwd=cwd, capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ, **GIT_ENV))
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
 def close(a, b, tol):
     return a is not None and abs(float(a) - float(b)) <= tol
 
