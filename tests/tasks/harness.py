@@ -86,11 +86,11 @@ class Trial:
         """Relative path -> ("file", bytes) or ("link", target) for everything under the workspace."""
         out: dict[str, tuple[str, bytes]] = {}
         for dirpath, dirnames, filenames in os.walk(self.app):
-            for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            for name in filenames + [d for d in dirnames if (Path(dirpath) / d).is_symlink()]:
                 path = Path(dirpath) / name
                 rel = path.relative_to(self.app).as_posix()
                 if path.is_symlink():
-                    out[rel] = ("link", os.readlink(path).encode())
+                    out[rel] = ("link", str(path.readlink()).encode())
                 elif path.is_file():
                     out[rel] = ("file", path.read_bytes())
         return out
