@@ -67,6 +67,31 @@ def git(cwd, *args):
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def run_agent_code(argv, cwd, timeout=20, env=None):
+    """Run code the agent wrote (only where the task says it is run) with a minimal environment, in its
+    own session, and kill whatever it left behind. Returns the CompletedProcess (returncode -9 on timeout)."""
+    base = {k: os.environ[k] for k in ("PATH", "LANG") if k in os.environ}
+    proc = subprocess.Popen(argv, cwd=cwd, env=dict(base, HOME=str(cwd), **(env or {})), start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        out, err = "", "timeout"
+    finally:
+        kill_group(proc.pid)
+    return subprocess.CompletedProcess(argv, proc.returncode if proc.returncode is not None else -9, out, err)
+
+
+def kill_group(pgid):
+    """SIGKILL a process group, ignoring one that is already gone."""
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def close(a, b, tol):
     return a is not None and abs(float(a) - float(b)) <= tol
 
