@@ -60,11 +60,13 @@ GIT_SAFE = ["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"}
 
 
-def git(cwd, *args):
-    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled, stripped; None on failure."""
+def git(cwd, *args, strip=True):
+    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled (stripped); None on failure."""
     proc = subprocess.run([*GIT_SAFE, *args], cwd=cwd, capture_output=True, text=True, timeout=30,
                           env=dict(os.environ, **GIT_ENV))
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() if strip else proc.stdout
 
 
 def run_agent_code(argv, cwd, timeout=20, env=None):
