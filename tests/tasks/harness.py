@@ -1,7 +1,8 @@
 """Run a task's scripts directly on the host (no sandbox): the fast local check of the suite.
 
 Each script runs in its own session, so a background service it starts shares that process group
-and is killed with it afterwards; nothing outlives a `Trial`.
+and is killed with it before the verifier runs (as in a trial) and at the end; nothing outlives a
+`Trial`.
 """
 
 from __future__ import annotations
@@ -43,12 +44,15 @@ class Trial:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.kill_all()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def kill_all(self) -> None:
         for pgid in self.groups:
             try:
                 os.killpg(pgid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        shutil.rmtree(self.root, ignore_errors=True)
 
     def env(self) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("MM_")}
@@ -123,6 +127,8 @@ class Trial:
         return h.hexdigest()
 
     def verify(self) -> Verdict:
+        # As in a trial, nothing the agent phase started is still running when the verifier starts.
+        self.kill_all()
         shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)
         proc = self.bash([str(self.tests / "test.sh")])
         reward_file, subgoal_file = self.logs / "reward.txt", self.logs / "subgoals.json"

@@ -94,12 +94,71 @@ def kill_group(pgid):
         pass
 
 
+def start_service(script="start.sh", wait_s=20):
+    """Run the agent's start script from the workspace (tasks whose instruction says the verifier does),
+    wait for it to return, and hand back its Popen for stop_service. The verifier becomes a child
+    subreaper first, so a daemon that double-forks or calls setsid is still found and killed."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    log = tempfile.TemporaryFile()
+    base = {k: os.environ[k] for k in ("PATH", "LANG") if k in os.environ}
+    proc = subprocess.Popen(["bash", script], cwd=APP, env=dict(base, HOME=str(APP)), start_new_session=True,
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        proc.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        print(f"{script} did not return within {wait_s}s", file=sys.stderr)
+    return proc
+
+
+def stop_service(proc):
+    """Kill the start script's process group and every process that ended up a descendant of ours."""
+    import signal
+
+    kill_group(proc.pid)
+    for _ in range(5):
+        found = _descendants(os.getpid())
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in found:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _descendants(root):
+    children = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            out.append(pid)
+            todo.append(pid)
+    return out
+
+
 def close(a, b, tol):
     return a is not None and abs(float(a) - float(b)) <= tol
 
 
-def grade(weights, checks):
-    """Run checks (name -> callable returning a score in [0,1] or a bool); write the two result files."""
+def grade(weights, checks, cleanup=None):
+    """Run checks (name -> callable returning a score in [0,1] or a bool), then cleanup() (e.g. stop
+    what the verifier started), then write the two result files."""
     scores = {}
     for name in weights:
         try:
@@ -108,6 +167,8 @@ def grade(weights, checks):
             print(f"subgoal {name}: check raised {exc!r}", file=sys.stderr)
             value = 0.0
         scores[name] = min(1.0, max(0.0, value))
+    if cleanup is not None:
+        cleanup()
     total = sum(weights.values())
     reward = sum(weights[n] * scores[n] for n in weights) / total
     LOGS.mkdir(parents=True, exist_ok=True)
