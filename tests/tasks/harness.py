@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,6 +21,9 @@ from typing import NamedTuple
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import task_files
 from matchmeter.tasks.seeding import script_env, tree_files
+
+# (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
+Entry = tuple[str, bytes, int, int]
 
 
 class Verdict(NamedTuple):
@@ -86,35 +90,47 @@ class Trial:
             proc = self.bash(["-c", command])
             assert proc.returncode == 0, f"{self.task.id} reference command failed: {command}\n{proc.stdout}"
 
-    def snapshot(self) -> dict[str, tuple[str, bytes]]:
-        """Relative path -> ("file", bytes) or ("link", target) for everything under the workspace."""
-        out: dict[str, tuple[str, bytes]] = {}
+    def snapshot(self) -> dict[str, Entry]:
+        """Relative path -> (kind, bytes or link target, mode, mtime_ns) for every file, symlink and
+        directory under the workspace."""
+        out: dict[str, Entry] = {}
         for dirpath, dirnames, filenames in os.walk(self.app):
-            for name in filenames + [d for d in dirnames if (Path(dirpath) / d).is_symlink()]:
+            for name in filenames + dirnames:
                 path = Path(dirpath) / name
-                rel = path.relative_to(self.app).as_posix()
+                rel, st = path.relative_to(self.app).as_posix(), path.lstat()
                 if path.is_symlink():
-                    out[rel] = ("link", str(path.readlink()).encode())
+                    out[rel] = ("link", str(path.readlink()).encode(), 0, 0)
+                elif path.is_dir():
+                    out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
                 elif path.is_file():
-                    out[rel] = ("file", path.read_bytes())
+                    out[rel] = ("file", path.read_bytes(), stat.S_IMODE(st.st_mode), st.st_mtime_ns)
         return out
 
-    def apply(self, changes: dict[str, tuple[str, bytes] | None]) -> None:
-        """Write a snapshot diff onto the workspace: None deletes, a file or link entry replaces."""
-        for rel, entry in changes.items():
+    def apply(self, changes: dict[str, Entry | None]) -> None:
+        """Write a snapshot diff onto the workspace: None deletes, other entries replace (directory
+        modes last, so a read-only directory does not block its children)."""
+        for rel in sorted((r for r, e in changes.items() if e is None), reverse=True):
+            _remove(self.app / rel)
+        dirs = []
+        for rel, entry in sorted((r, e) for r, e in changes.items() if e is not None):
             path = self.app / rel
-            if path.is_symlink() or path.is_file():
-                path.unlink()
-            elif path.is_dir() and entry is not None:
-                shutil.rmtree(path)
-            if entry is None:
+            kind, data, mode, mtime_ns = entry
+            if kind == "dir":
+                if not path.is_dir() or path.is_symlink():
+                    _remove(path)
+                    path.mkdir(parents=True)
+                dirs.append((path, mode))
                 continue
+            _remove(path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            kind, data = entry
             if kind == "link":
                 path.symlink_to(data.decode())
             else:
                 path.write_bytes(data)
+                path.chmod(mode)
+                os.utime(path, ns=(mtime_ns, mtime_ns))
+        for path, mode in reversed(dirs):
+            path.chmod(mode)
 
     def app_digest(self) -> str:
         """Digest of the workspace; git's index is left out because it caches file stat times."""
@@ -148,9 +164,15 @@ def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:
     return {kind: [p for p in found if p.name.startswith(f"{kind}-")] for kind in ("cheap", "alt")}
 
 
-def snapshot_diff(before: dict[str, tuple[str, bytes]], after: dict[str, tuple[str, bytes]]
-                  ) -> dict[str, tuple[str, bytes] | None]:
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+def snapshot_diff(before: dict[str, Entry], after: dict[str, Entry]) -> dict[str, Entry | None]:
     """What turned before into after: created or changed entries, and None for deleted ones."""
-    diff: dict[str, tuple[str, bytes] | None] = {k: v for k, v in after.items() if before.get(k) != v}
+    diff: dict[str, Entry | None] = {k: v for k, v in after.items() if before.get(k) != v}
     diff.update({k: None for k in before if k not in after})
     return diff

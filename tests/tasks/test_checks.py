@@ -57,9 +57,10 @@ def test_every_task_ships_checks(task):
 def test_seed_zero_outputs_fail_other_seeds(task):
     """Seed 0's oracle outputs replayed onto seeds 1-4 must not score 1.0.
 
-    "Seed 0's outputs" = the diff the oracle made to the workspace: every file or symlink it created
-    or changed (bytes, or link target) and every one it deleted, under $MM_APP including .git
-    internals, captured by snapshotting the workspace before and after solve.sh. The replay seeds
+    "Seed 0's outputs" = the diff the oracle made to the workspace: every file, symlink or directory
+    it created or changed (bytes, link target, permission bits, file mtime) and every one it deleted,
+    under $MM_APP including .git internals, captured by snapshotting the workspace before and after
+    solve.sh. The replay seeds
     seed k's workspace, writes those entries over it and deletes the deleted paths, then runs the
     verifier. A task whose answer cannot depend on the seed says why in task.toml as
     `[seed_params] invariant_reason = "..."`, and is then exempt.
