@@ -104,8 +104,9 @@ def _as_oracle(task_id: str, script: str, root: Path):
 @pytest.mark.bwrap
 @pytest.mark.slow
 def test_checks_on_bwrap(tmp_path):
-    """Every terminal check script, seed 1, through execute_plan on the bwrap backend."""
-    from matchmeter.runner.executor import execute_plan, plan_cross_product
+    """Every terminal check script, seeds 0 and 1, through execute_plan on the bwrap backend (2 at a time;
+    about 2 minutes on 2 cores)."""
+    from matchmeter.runner.executor import ExecutionPlan, execute_plan
     from matchmeter.runner.run import configuration_from_flags
     from matchmeter.runner.sandbox import get_backend
     from matchmeter.runner.store import RunStore
@@ -115,11 +116,17 @@ def test_checks_on_bwrap(tmp_path):
     backend = get_backend("bwrap")
     backend.preflight()
     oracle = configuration_from_flags("oracle", None)
-    failures = []
+    plan, cases = ExecutionPlan(), {}
     for i, (task_id, kind, script) in enumerate(BWRAP_SAMPLE):
         task = _as_oracle(task_id, script, tmp_path / f"t{i}")
-        plan = plan_cross_product([oracle], [task], lambda t: [Description.original(t)], [1], 1).unique()
-        (result,) = execute_plan(plan, RunStore(tmp_path / f"run{i}"), "checks", backend, "bwrap", 2)
+        for seed in SEEDS:
+            plan.add(oracle, task, Description.original(task), seed, 0)
+            cases[plan.items[-1].key] = (task_id, kind, f"{script} seed {seed}")
+    results = execute_plan(plan.unique(), RunStore(tmp_path / "run"), "checks", backend, "bwrap", 2)
+    assert {r.execution_key for r in results} == set(cases)
+    failures = []
+    for result in results:
+        task_id, kind, script = cases[result.execution_key]
         ok = result.reward <= CHEAP_MAX if kind == "cheap" else result.reward == pytest.approx(1.0)
         if not ok or result.failure_mode not in ("none", "agent_error"):
             failures.append(f"{task_id}/{script}: reward {result.reward:.3f} ({result.failure_mode} {result.error})")
