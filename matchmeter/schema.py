@@ -121,7 +121,8 @@ class TaskSpec(Inbound):
         description="Known solving command sequences; empty (a Harbor task) makes path-based efficiency n/a.",
     )
     seed_params: dict[str, str] = Field(
-        default_factory=dict, description="Names of parameters the seed varies, with what each controls."
+        default_factory=dict, description="Names of parameters the seed varies, with what each controls; the key "
+        "`invariant_reason` instead says why seed 0's outputs may still pass on other seeds."
     )
     probe: str | None = Field(None, description="Anti-gaming probe kind, when the task is a probe.")
     path: str = Field("", description="Directory the task was loaded from (not part of the digest).")

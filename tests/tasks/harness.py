@@ -1,7 +1,8 @@
 """Run a task's scripts directly on the host (no sandbox): the fast local check of the suite.
 
 Each script runs in its own session, so a background service it starts shares that process group
-and is killed with it afterwards; nothing outlives a `Trial`.
+and is killed with it before the verifier runs (as in a trial) and at the end; nothing outlives a
+`Trial`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -19,6 +21,9 @@ from typing import NamedTuple
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import task_files
 from matchmeter.tasks.seeding import script_env, tree_files
+
+# (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
+Entry = tuple[str, bytes, int, int]
 
 
 class Verdict(NamedTuple):
@@ -43,12 +48,15 @@ class Trial:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.kill_all()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def kill_all(self) -> None:
         for pgid in self.groups:
             try:
                 os.killpg(pgid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        shutil.rmtree(self.root, ignore_errors=True)
 
     def env(self) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("MM_")}
@@ -70,10 +78,59 @@ class Trial:
         assert proc.returncode == 0, f"solve.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
         return proc.stdout
 
+    def run_check(self, script: Path) -> str:
+        """Run a checks/ script exactly as the oracle runs solve.sh (bash, cwd = workspace).
+
+        Its exit status is ignored: a cheap shot may fail half way, the verifier still scores what it left.
+        """
+        return self.bash([str(script)]).stdout
+
     def run_reference(self, index: int = 0) -> None:
         for command in self.task.reference_paths[index].commands:
             proc = self.bash(["-c", command])
             assert proc.returncode == 0, f"{self.task.id} reference command failed: {command}\n{proc.stdout}"
+
+    def snapshot(self) -> dict[str, Entry]:
+        """Relative path -> (kind, bytes or link target, mode, mtime_ns) for every file, symlink and
+        directory under the workspace."""
+        out: dict[str, Entry] = {}
+        for dirpath, dirnames, filenames in os.walk(self.app):
+            for name in filenames + dirnames:
+                path = Path(dirpath) / name
+                rel, st = path.relative_to(self.app).as_posix(), path.lstat()
+                if path.is_symlink():
+                    out[rel] = ("link", str(path.readlink()).encode(), 0, 0)
+                elif path.is_dir():
+                    out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
+                elif path.is_file():
+                    out[rel] = ("file", path.read_bytes(), stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+        return out
+
+    def apply(self, changes: dict[str, Entry | None]) -> None:
+        """Write a snapshot diff onto the workspace: None deletes, other entries replace (directory
+        modes last, so a read-only directory does not block its children)."""
+        for rel in sorted((r for r, e in changes.items() if e is None), reverse=True):
+            _remove(self.app / rel)
+        dirs = []
+        for rel, entry in sorted((r, e) for r, e in changes.items() if e is not None):
+            path = self.app / rel
+            kind, data, mode, mtime_ns = entry
+            if kind == "dir":
+                if not path.is_dir() or path.is_symlink():
+                    _remove(path)
+                    path.mkdir(parents=True)
+                dirs.append((path, mode))
+                continue
+            _remove(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "link":
+                path.symlink_to(data.decode())
+            else:
+                path.write_bytes(data)
+                path.chmod(mode)
+                os.utime(path, ns=(mtime_ns, mtime_ns))
+        for path, mode in reversed(dirs):
+            path.chmod(mode)
 
     def app_digest(self) -> str:
         """Digest of the workspace; git's index is left out because it caches file stat times."""
@@ -86,6 +143,8 @@ class Trial:
         return h.hexdigest()
 
     def verify(self) -> Verdict:
+        # As in a trial, nothing the agent phase started is still running when the verifier starts.
+        self.kill_all()
         shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)
         proc = self.bash([str(self.tests / "test.sh")])
         reward_file, subgoal_file = self.logs / "reward.txt", self.logs / "subgoals.json"
@@ -96,3 +155,24 @@ class Trial:
         assert set(scores) == set(weights), f"subgoals.json keys {sorted(scores)} != task.toml {sorted(weights)}"
         weighted = sum(weights[n] * scores[n] for n in weights) / sum(weights.values())
         return Verdict(float(reward_file.read_text()), scores, weighted, proc.stdout)
+
+
+def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:
+    """The task's checks/ scripts by kind: "cheap" (must score <= 0.3) and "alt" (must score 1.0)."""
+    checks = Path(task.path) / "checks"
+    found = sorted(checks.glob("*.sh")) if checks.is_dir() else []
+    return {kind: [p for p in found if p.name.startswith(f"{kind}-")] for kind in ("cheap", "alt")}
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+def snapshot_diff(before: dict[str, Entry], after: dict[str, Entry]) -> dict[str, Entry | None]:
+    """What turned before into after: created or changed entries, and None for deleted ones."""
+    diff: dict[str, Entry | None] = {k: v for k, v in after.items() if before.get(k) != v}
+    diff.update({k: None for k in before if k not in after})
+    return diff

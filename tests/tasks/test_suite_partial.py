@@ -46,7 +46,8 @@ CASES = {
     "git-revert-bad-commit: reset --hard drops history": (
         "git-revert-bad-commit",
         ["git -C service reset -q --hard $(git -C service log -S 'max_connections = 0' --format=%H | tail -n 1)^"],
-        {"history_kept": 0.0, "setting_restored": 1.0, "other_changes_kept": 0.0},
+        # The value is back, but not by a commit on top of the kept history: that is not the task.
+        {"history_kept": 0.0, "setting_restored": 0.0, "other_changes_kept": 0.0},
     ),
     "git-revert-bad-commit: fixed in the working tree but not committed": (
         "git-revert-bad-commit",

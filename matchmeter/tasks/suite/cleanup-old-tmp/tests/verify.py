@@ -1,4 +1,6 @@
-"""cleanup-old-tmp verifier: old *.tmp files gone, everything else kept, deleted.txt lists them."""
+"""cleanup-old-tmp verifier: old *.tmp files gone, everything else kept, deleted.txt lists them.
+Deletion pays only while every file to keep is intact, so deleting every .tmp (or everything) earns
+nothing; the report must list exactly what is really gone, and that must be the old .tmp files."""
 
 import time
 
@@ -11,13 +13,16 @@ old_tmp = {k for k, p in files.items() if k.endswith(".tmp") and now - p.stat().
 kept = set(files) - old_tmp
 
 
+def intact():
+    return all((APP / k).is_file() and (APP / k).read_bytes() == files[k].read_bytes() for k in kept)
+
+
 def deleted():
-    return sum(not (APP / k).exists() for k in old_tmp) / len(old_tmp)
+    return sum(not (APP / k).exists() for k in old_tmp) / len(old_tmp) if intact() else 0.0
 
 
 def others_kept():
-    ok = sum((APP / k).is_file() and (APP / k).read_bytes() == files[k].read_bytes() for k in kept)
-    return deleted() > 0 and ok / len(kept)
+    return deleted() == 1.0 and intact()
 
 
 def report():
@@ -25,7 +30,8 @@ def report():
     if text is None:
         return 0
     listed = {line.strip().removeprefix("./") for line in text.splitlines() if line.strip()}
-    return listed == old_tmp
+    gone = {k for k in files if not (APP / k).exists()}
+    return listed == old_tmp == gone
 
 
 grade({"old_tmp_deleted": 0.4, "others_kept": 0.3, "report": 0.3},

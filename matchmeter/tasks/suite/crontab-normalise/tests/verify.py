@@ -1,5 +1,6 @@
 """crontab-normalise verifier: crontab.clean and crontab.errors match a reference normaliser run on
-the pristine crontab.txt."""
+the pristine crontab.txt. Variables pay only when most job lines are right, the untouched source only
+when all are: copying variables or leaving the file alone is not the work."""
 
 import re
 
@@ -78,7 +79,7 @@ def jobs():
 
 
 def variables():
-    return [ln for ln in lines("crontab.clean") if VAR.fullmatch(ln)] == want_vars
+    return jobs() > 0.5 and [ln for ln in lines("crontab.clean") if VAR.fullmatch(ln)] == want_vars
 
 
 def errors():
@@ -86,7 +87,7 @@ def errors():
 
 
 def source_kept():
-    return bool(lines("crontab.clean")) and read("crontab.txt") == (orig / "crontab.txt").read_text()
+    return jobs() == 1 and read("crontab.txt") == (orig / "crontab.txt").read_text()
 
 
 grade({"jobs_normalised": 0.45, "variables_kept": 0.1, "errors_listed": 0.3, "source_kept": 0.15},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds data/ with 6-9 project directories of nested files whose total sizes differ by seeded,
-# well-separated amounts (no ties), plus a loose file at the top that belongs to no directory.
+# well-separated amounts (no ties), each with files in a subdirectory, plus a loose file at the top that belongs to no directory.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -15,12 +15,13 @@ dirs = rng.sample(names, rng.randint(6, 9))
 totals = rng.sample(range(2, 40), len(dirs))
 for name, units in zip(dirs, totals):
     total = units * 25_000 + rng.randint(0, 999)
-    subdirs = ["", "cache", "logs", f"v{rng.randint(1, 3)}/assets"][: rng.randint(1, 4)]
+    # Every project keeps some bytes in a subdirectory, so a top-level-only sum is always wrong.
+    subdirs = ["", "cache", "logs", f"v{rng.randint(1, 3)}/assets"][: rng.randint(2, 4)]
     parts = rng.randint(2, 6)
     sizes = [total // parts] * (parts - 1)
     sizes.append(total - sum(sizes))
     for i, size in enumerate(sizes):
-        sub = Path("data", name, rng.choice(subdirs))
+        sub = Path("data", name, subdirs[1] if i == 0 else rng.choice(subdirs))
         sub.mkdir(parents=True, exist_ok=True)
         hidden = "." if i == 1 else ""
         (sub / f"{hidden}part-{i}.bin").write_bytes(bytes(rng.getrandbits(8) for _ in range(64)) * (size // 64)

@@ -1,4 +1,5 @@
-"""du-top-dirs verifier: usage.txt names the three largest data/ projects in order, with their sizes."""
+"""du-top-dirs verifier: usage.txt names the three largest data/ projects in order, with their sizes.
+A size counts only on a line whose rank is right, and the format only when all three ranks are."""
 
 import re
 
@@ -29,14 +30,15 @@ def names_ranked():
 
 def sizes_right():
     # du -sb also counts directory entries (a few kB each); the totals are 25 kB apart, so allow that.
-    got = [(size, name) for size, name in rows() if name in sizes and size is not None]
-    good = sum(abs(size - sizes[name]) <= 4096 * ndirs[name] for size, name in got if name in top)
+    got = rows()[:3]
+    good = sum(size is not None and name == top[i] and abs(size - sizes[name]) <= 4096 * ndirs[name]
+               for i, (size, name) in enumerate(got))
     return good / 3
 
 
 def exactly_three():
     got = rows()
-    return len(got) == 3 and all(size is not None for size, _ in got)
+    return names_ranked() == 1 and len(got) == 3 and all(size is not None for size, _ in got)
 
 
 grade({"top_three_ranked": 0.5, "sizes": 0.3, "format": 0.2},

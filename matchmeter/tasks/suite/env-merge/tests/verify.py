@@ -1,4 +1,6 @@
-"""env-merge verifier: .env holds the merged settings (local > production > defaults), sorted, clean."""
+"""env-merge verifier: .env holds the merged settings (local > production > defaults), sorted, clean.
+Format, uniqueness and the emptied key pay only when at least 75% of the values are right, so a
+cleaned copy of one input file earns little; a key listed twice zeroes the values."""
 
 import re
 
@@ -33,25 +35,28 @@ def got():
 
 
 def values():
+    keys = [k for k, _ in got()]
+    if len(keys) != len(set(keys)):  # a key twice means no merge happened: which line would the app read?
+        return 0.0
     have = dict(got())
     return sum(k in have and have[k] == v for k, v in expected.items()) / len(expected)
 
 
 def no_extra():
     keys = [k for k, _ in got()]
-    return bool(keys) and len(keys) == len(set(keys)) and set(keys) <= set(expected)
+    return values() >= 0.75 and len(keys) == len(set(keys)) and set(keys) <= set(expected)
 
 
 def empty_override():
     have = dict(got())
-    return all(k in have and have[k] == "" for k in emptied)
+    return values() >= 0.75 and all(k in have and have[k] == "" for k in emptied)
 
 
 def clean_sorted():
     lines = (read(".env") or "").splitlines()
     keys = [k for k, _ in got()]
     plain = all(LINE.fullmatch(ln) and not ln.startswith(("export", "#", " ")) for ln in lines)
-    return bool(lines) and plain and len(keys) == len(lines) and keys == sorted(keys)
+    return values() >= 0.75 and plain and len(keys) == len(lines) and keys == sorted(keys)
 
 
 grade({"values": 0.5, "no_extra": 0.15, "empty_override": 0.15, "clean_sorted": 0.2},

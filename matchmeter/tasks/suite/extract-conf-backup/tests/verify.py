@@ -1,4 +1,6 @@
-"""extract-conf-backup verifier: exactly the etc/**/*.conf members are restored with their bytes."""
+"""extract-conf-backup verifier: exactly the etc/**/*.conf members are restored with their bytes.
+Restoring extra files zeroes the extraction score (extracting everything is not the task); the
+intact archive pays only with a complete, exact restore."""
 
 import tarfile
 
@@ -11,17 +13,23 @@ with tarfile.open(orig / "backup.tar.xz") as tar:
 restored = APP / "restored"
 
 
+def extras():
+    files = {p.relative_to(restored).as_posix() for p in restored.rglob("*") if p.is_file() or p.is_symlink()}
+    return files - set(wanted)
+
+
 def extracted():
+    if extras():
+        return 0.0
     return sum(read(f"restored/{name}", "b") == data for name, data in wanted.items()) / len(wanted)
 
 
 def nothing_else():
-    files = {p.relative_to(restored).as_posix() for p in restored.rglob("*") if p.is_file() or p.is_symlink()}
-    return extracted() > 0 and files <= set(wanted)
+    return extracted() > 0 and not extras()
 
 
 def archive_intact():
-    return extracted() > 0 and read("backup.tar.xz", "b") == (orig / "backup.tar.xz").read_bytes()
+    return extracted() == 1 and read("backup.tar.xz", "b") == (orig / "backup.tar.xz").read_bytes()
 
 
 grade({"extracted": 0.6, "nothing_else": 0.25, "archive_intact": 0.15},

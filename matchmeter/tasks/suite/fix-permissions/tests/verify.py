@@ -1,4 +1,6 @@
-"""fix-permissions verifier: site/ dirs 755, files 644, site/bin/*.sh 755; contents and vendor/ unchanged."""
+"""fix-permissions verifier: site/ dirs 755, files 644, site/bin/*.sh 755; contents and vendor/ unchanged.
+Scripts pay only when plain files are 644 too (telling them apart is the work: `chmod -R 755` must not
+collect them), and intact only when every mode is right."""
 
 import stat
 
@@ -29,9 +31,10 @@ def changed_something():
 def intact():
     same = all((APP / p).is_file() and (APP / p).read_bytes() == (orig / p).read_bytes() for p in site_files)
     vendor_ok = all((APP / p).exists() and mode(APP / p) == m for p, m in vendor.items())
-    return changed_something() and same and vendor_ok
+    modes_right = all(fraction(paths, want) == 1 for paths, want in ((site_dirs, 0o755), (plain, 0o644), (scripts, 0o755)))
+    return changed_something() and modes_right and same and vendor_ok
 
 
-grade({"directories": 0.3, "files": 0.35, "scripts": 0.2, "intact": 0.15},
+grade({"directories": 0.25, "files": 0.4, "scripts": 0.2, "intact": 0.15},
       {"directories": lambda: fraction(site_dirs, 0o755), "files": lambda: fraction(plain, 0o644),
-       "scripts": lambda: fraction(scripts, 0o755), "intact": intact})
+       "scripts": lambda: fraction(scripts, 0o755) if fraction(plain, 0o644) == 1 else 0, "intact": intact})

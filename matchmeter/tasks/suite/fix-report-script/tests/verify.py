@@ -1,5 +1,7 @@
 """fix-report-script verifier: the agent's bin/report.sh prints the expected report on the seeded data
-and on two fresh data sets it has never seen (built by setup.sh with other seeds)."""
+and on two fresh data sets it has never seen (built by setup.sh with other seeds). Matching the
+current data pays only when the script also gets an unseen data set right, so printing the expected
+text (forbidden by the instruction) earns nothing; data_untouched needs current_data."""
 
 import os
 import shutil
@@ -7,7 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from verifylib import APP, HERE, grade, pristine, seed
+from verifylib import APP, HERE, grade, pristine, run_agent_code, seed
 
 orig = pristine()
 script = APP / "bin" / "report.sh"
@@ -26,17 +28,22 @@ def run_on(dataset):
     shutil.copytree(dataset / "data", work / "data")
     (work / "bin").mkdir()
     shutil.copy(script, work / "bin" / "report.sh")
-    proc = subprocess.run(["bash", "bin/report.sh"], cwd=work, capture_output=True, text=True, timeout=20)
+    proc = run_agent_code(["bash", "bin/report.sh"], work)
     want = (dataset / "expected_output.txt").read_text()
     return proc.stdout.rstrip("\n") == want.rstrip("\n")
 
 
-def current():
-    return script.is_file() and run_on(orig)
+_other = []
 
 
 def other():
-    return script.is_file() and sum(run_on(fresh_dataset(seed() + k)) for k in (1000, 2000)) / 2
+    if not _other:
+        _other.append(script.is_file() and sum(run_on(fresh_dataset(seed() + k)) for k in (1000, 2000)) / 2)
+    return _other[0]
+
+
+def current():
+    return script.is_file() and other() > 0 and run_on(orig)
 
 
 def untouched():

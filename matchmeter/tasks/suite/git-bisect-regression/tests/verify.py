@@ -1,5 +1,8 @@
 """git-bisect-regression verifier: first_bad.txt names the commit that broke the tests (not the
-syntax-error one), and a new commit on top undoes only that change so check.sh passes."""
+syntax-error one), and a new commit on top undoes only that change so check.sh passes. "Passes" is
+judged with the ORIGINAL check.sh and test_pricing.py (from the verifier's pristine rebuild) against
+HEAD's pricing.py, so a commit that edits the checker or the tests earns nothing; git runs without
+the agent's hooks and fsmonitor."""
 
 import io
 import shutil
@@ -10,15 +13,15 @@ import types
 import unittest
 from pathlib import Path
 
-from verifylib import APP, grade, pristine, read
+from verifylib import APP, GIT_SAFE, grade, pristine, read, run_agent_code
+from verifylib import git as safe_git
 
 orig = pristine()
 repo = APP / "calc"
 
 
 def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    return proc.stdout if proc.returncode == 0 else None
+    return safe_git(cwd, *args, strip=False)
 
 
 def passes(sha):
@@ -41,7 +44,7 @@ first_bad = next(c for c in commits if passes(c) is False)
 old_head = commits[-1]
 fixed = Path(tempfile.mkdtemp(prefix="mm-bisect-"))
 subprocess.run(["git", "clone", "-q", str(orig / "calc"), str(fixed / "calc")], check=True, timeout=60)
-subprocess.run(["git", "-c", "user.name=v", "-c", "user.email=v@v", "revert", "--no-edit", first_bad],
+subprocess.run([*GIT_SAFE, "-c", "user.name=v", "-c", "user.email=v@v", "revert", "--no-edit", first_bad],
                cwd=fixed / "calc", check=True, capture_output=True, timeout=60)
 want_pricing = (fixed / "calc" / "pricing.py").read_text()
 
@@ -58,9 +61,15 @@ def on_top():
 def check_passes():
     if not on_top():
         return 0
-    work = Path(tempfile.mkdtemp(prefix="mm-bisect-head-"))
-    subprocess.run(["git", "clone", "-q", str(repo), str(work / "calc")], check=True, timeout=60)
-    return subprocess.run(["sh", "check.sh"], cwd=work / "calc", capture_output=True, timeout=60).returncode == 0
+    work = Path(tempfile.mkdtemp(prefix="mm-bisect-head-")) / "calc"
+    work.mkdir()
+    pricing = git(repo, "show", "HEAD:pricing.py")
+    if pricing is None:
+        return 0
+    (work / "pricing.py").write_text(pricing)
+    for name in ("check.sh", "test_pricing.py"):
+        shutil.copy(orig / "calc" / name, work / name)
+    return run_agent_code(["sh", "check.sh"], work, timeout=60).returncode == 0
 
 
 def minimal_fix():
@@ -74,7 +83,7 @@ def minimal_fix():
 
 
 def clean():
-    return on_top() and git(repo, "status", "--porcelain") == "" and not (repo / ".git" / "BISECT_LOG").exists()
+    return check_passes() and git(repo, "status", "--porcelain") == "" and not (repo / ".git" / "BISECT_LOG").exists()
 
 
 shutil.rmtree(fixed, ignore_errors=True)

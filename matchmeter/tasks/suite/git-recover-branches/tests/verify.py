@@ -1,18 +1,13 @@
 """git-recover-branches verifier: both force-deleted unmerged branches are back at their last commits;
-the merged one stays deleted; existing branches did not move."""
+the merged one stays deleted; existing branches did not move. The two side conditions pay only once
+both branches are back; git runs without the agent's hooks and fsmonitor."""
 
 import re
-import subprocess
 
-from verifylib import APP, grade, pristine
+from verifylib import APP, git, grade, pristine
 
 orig = pristine()
 repo = APP / "project"
-
-
-def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def branches(cwd):
@@ -40,12 +35,12 @@ def restored(k):
 
 
 def no_merged_back():
-    return any(restored(k) for k in range(len(lost))) and not any(b in branches(repo) for b in merged)
+    return all(restored(k) for k in range(len(lost))) and not any(b in branches(repo) for b in merged)
 
 
 def others_unmoved():
     now = branches(repo)
-    return any(restored(k) for k in range(len(lost))) and all(now.get(b) == s for b, s in existing.items())
+    return all(restored(k) for k in range(len(lost))) and all(now.get(b) == s for b, s in existing.items())
 
 
 grade({"first_branch": 0.35, "second_branch": 0.35, "merged_not_restored": 0.1, "others_unmoved": 0.2},

@@ -1,17 +1,18 @@
-"""git-revert-bad-commit verifier: a new commit on top of the old head restores max_connections."""
+"""git-revert-bad-commit verifier: a new commit on top of the old head restores max_connections.
+The restored setting pays only on top of the kept history (a reset is not the task), and history and
+a clean tree pay only with the setting restored (an empty commit is not the task either)."""
 
 import re
-import subprocess
 
 from verifylib import APP, grade, pristine
+from verifylib import git as safe_git
 
 orig = pristine()
 repo = APP / "service"
 
 
 def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    return proc.stdout if proc.returncode == 0 else None
+    return safe_git(cwd, *args, strip=False)
 
 
 old_head = git(orig / "service", "rev-parse", "HEAD").strip()
@@ -25,11 +26,13 @@ expected["settings.ini"] = expected["settings.ini"].replace("max_connections = 0
 
 def on_top():
     head = git(repo, "rev-parse", "HEAD")
-    ancestor = subprocess.run(["git", "merge-base", "--is-ancestor", old_head, "HEAD"], cwd=repo).returncode == 0
+    ancestor = git(repo, "merge-base", "--is-ancestor", old_head, "HEAD") is not None
     return head is not None and head.strip() != old_head and ancestor
 
 
 def fixed():
+    if not on_top():
+        return False
     text = git(repo, "show", "HEAD:settings.ini") or ""
     return f"max_connections = {good_value}\n" in text and "max_connections = 0" not in text
 
@@ -42,8 +45,8 @@ def others_kept():
 
 
 def clean():
-    return on_top() and git(repo, "status", "--porcelain") == ""
+    return fixed() and git(repo, "status", "--porcelain") == ""
 
 
 grade({"history_kept": 0.3, "setting_restored": 0.4, "other_changes_kept": 0.2, "clean_tree": 0.1},
-      {"history_kept": on_top, "setting_restored": fixed, "other_changes_kept": others_kept, "clean_tree": clean})
+      {"history_kept": lambda: on_top() and fixed(), "setting_restored": fixed, "other_changes_kept": others_kept, "clean_tree": clean})

@@ -1,17 +1,11 @@
 """git-squash-feature verifier: feature/* is one commit on the old branch point with the old tip's tree
-and the first commit's subject; main is unchanged."""
+and the first commit's subject; main is unchanged. Message and main/clean pay only once the squashed
+commit holds the old tree: an empty commit on the branch point must not collect them."""
 
-import subprocess
-
-from verifylib import APP, grade, pristine
+from verifylib import APP, git, grade, pristine
 
 orig = pristine()
 repo = APP / "app"
-
-
-def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 branch = git(orig / "app", "for-each-ref", "--format=%(refname:short)", "refs/heads/feature/")
@@ -32,12 +26,12 @@ def same_tree():
 
 
 def message():
-    return single_commit() and (git(repo, "log", "-1", "--format=%s", branch) or "").strip() == title
+    return same_tree() and (git(repo, "log", "-1", "--format=%s", branch) or "").strip() == title
 
 
 def main_and_clean():
-    return single_commit() and git(repo, "rev-parse", "main") == old_main and git(repo, "status", "--porcelain") == ""
+    return same_tree() and git(repo, "rev-parse", "main") == old_main and git(repo, "status", "--porcelain") == ""
 
 
-grade({"single_commit": 0.35, "same_tree": 0.3, "message": 0.2, "main_and_clean": 0.15},
+grade({"single_commit": 0.25, "same_tree": 0.4, "message": 0.2, "main_and_clean": 0.15},
       {"single_commit": single_commit, "same_tree": same_tree, "message": message, "main_and_clean": main_and_clean})

@@ -1,19 +1,20 @@
 """merge-by-rule verifier: main has a merge commit of the release branch whose requirements take the
 higher pin of each package, whose changelog holds both sides' entries newest first, and whose VERSION
-and other files are what the rules and an ordinary merge give."""
+and other files are what the rules and an ordinary merge give. The merge commit, the other files and
+the clean state pay only when both rule-resolved files are right (`git merge -X ours` is not the task);
+git runs without the agent's hooks and fsmonitor."""
 
 import re
-import subprocess
 
 from verifylib import APP, grade, pristine
+from verifylib import git as safe_git
 
 orig = pristine()
 repo = APP / "shop"
 
 
 def git(cwd, *args):
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    return proc.stdout if proc.returncode == 0 else None
+    return safe_git(cwd, *args, strip=False)
 
 
 def show(cwd, rev, path):
@@ -37,6 +38,9 @@ want_pins = pins(show(orig / "shop", old_main, "requirements.txt"))
 for name, v in pins(show(orig / "shop", rel_tip, "requirements.txt")).items():
     if name not in want_pins or vkey(v) > vkey(want_pins[name]):
         want_pins[name] = v
+main_pins, rel_pins = (pins(show(orig / "shop", r, "requirements.txt")) for r in (old_main, rel_tip))
+# The rule's work is in the packages both sides pin differently; `-X ours` gets the others for free.
+contested = [n for n in want_pins if n in main_pins and n in rel_pins and main_pins[n] != rel_pins[n]]
 
 
 def entries(text):
@@ -50,7 +54,7 @@ others = {"VERSION": show(orig / "shop", old_main, "VERSION"), "src/app.py": sho
           "docs/release.md": show(orig / "shop", rel_tip, "docs/release.md"), "docs/index.md": show(orig / "shop", old_main, "docs/index.md")}
 
 
-def merged():
+def parents_right():
     parents = (git(repo, "rev-list", "--parents", "-n", "1", "main") or "").split()[1:]
     return parents == [old_main, rel_tip]
 
@@ -59,14 +63,18 @@ def requirements():
     text = show(repo, "main", "requirements.txt")
     got = pins(text)
     names = [ln.split("==")[0] for ln in (text or "").splitlines() if ln.strip()]
-    score = sum(got.get(n) == v for n, v in want_pins.items()) / len(want_pins)
-    exact = set(got) == set(want_pins) and names == sorted(names, key=str.lower) and len(names) == len(got)
-    return merged() and (score if exact else 0.5 * score)
+    score = sum(got.get(n) == want_pins[n] for n in contested) / len(contested)
+    exact = got == want_pins and names == sorted(names, key=str.lower) and len(names) == len(got)
+    return parents_right() and (score if exact else 0.5 * score)
 
 
 def changelog():
     text = show(repo, "main", "CHANGELOG.md") or ""
-    return merged() and text.startswith("# Changelog") and "<<<<<<<" not in text and entries(text) == want_log
+    return parents_right() and text.startswith("# Changelog") and "<<<<<<<" not in text and entries(text) == want_log
+
+
+def merged():
+    return parents_right() and requirements() == 1 and changelog()
 
 
 def other_files():

@@ -1,6 +1,7 @@
 """patch-rejects verifier: every file the patch touches equals the current (drifted) file with the
 patch's changes applied by content (each removed block or insertion anchor is unique), the renamed
-settings file included; no .rej/.orig leftovers."""
+settings file included; no .rej/.orig leftovers. Tidiness pays only once every file is right:
+running `patch -f` and deleting the rejects is not the task."""
 
 import re
 
@@ -82,9 +83,9 @@ def tidy():
     leftovers = [p for p in (APP / "project").rglob("*") if p.name.endswith((".rej", ".orig"))]
     patch_kept = (APP / "patches" / "feature.patch").read_bytes() == (orig / "patches" / "feature.patch").read_bytes()
     readme_kept = (APP / "project" / "README.md").read_bytes() == (project / "README.md").read_bytes()
-    return any(correct(r) for r in expected) and not leftovers and patch_kept and readme_kept
+    return all(correct(r) for r in expected) and settings() and not leftovers and patch_kept and readme_kept
 
 
-grade({"server_py": 0.3, "util_py": 0.25, "settings_ini": 0.25, "tidy": 0.2},
+grade({"server_py": 0.25, "util_py": 0.25, "settings_ini": 0.25, "tidy": 0.25},
       {"server_py": lambda: correct("app/server.py"), "util_py": lambda: correct("app/util.py"),
        "settings_ini": settings, "tidy": tidy})

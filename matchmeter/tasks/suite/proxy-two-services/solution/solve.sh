@@ -70,6 +70,13 @@ class Handler(BaseHTTPRequestHandler):
 
 ThreadingHTTPServer(("127.0.0.1", int(conf["frontend"]["port"])), Handler).serve_forever()
 EOF'
-bash -c 'mkdir -p run; nohup python3 backend.py > backend.log 2>&1 < /dev/null & echo $! > run/backend.pid'
-bash -c 'nohup python3 frontend.py > frontend.log 2>&1 < /dev/null & echo $! > run/frontend.pid'
-bash -c 'sleep 1; p=$(sed -n '"'"'/^\[frontend\]/,/^port/s/^port *= *//p'"'"' services.conf); q=$(python3 -c '"'"'import json; print(json.load(open("data/quotes.json"))[0]["id"])'"'"'); curl --noproxy '"'"'*'"'"' -si --retry 5 --retry-connrefused "127.0.0.1:$p/api/quotes/$q"; curl --noproxy '"'"'*'"'"' -s "127.0.0.1:$p/health"'
+bash -c 'cat > start.sh <<'"'"'EOF'"'"'
+#!/usr/bin/env bash
+# Starts backend and frontend in the background, records their PIDs in run/, and returns.
+cd "$(dirname "$0")"
+mkdir -p run
+nohup python3 backend.py > backend.log 2>&1 < /dev/null & echo $! > run/backend.pid
+nohup python3 frontend.py > frontend.log 2>&1 < /dev/null & echo $! > run/frontend.pid
+EOF'
+bash -c 'bash start.sh'
+bash -c 'sleep 1; p=$(sed -n '"'"'/^\[frontend\]/,/^port/s/^port *= *//p'"'"' services.conf); q=$(python3 -c '"'"'import json; print(json.load(open("data/quotes.json"))[0]["id"])'"'"'); curl --noproxy '"'"'*'"'"' -si --retry 5 --retry-connrefused "127.0.0.1:$p/api/quotes/$q"; curl --noproxy '"'"'*'"'"' -s "127.0.0.1:$p/health"; kill $(cat run/*.pid)'

@@ -1,5 +1,7 @@
 """proxy-two-services verifier: backend and frontend answer as specified, the pidfiles name the
-listening processes, and after the backend is killed the frontend reports 502 / backend false."""
+listening processes, and after the backend is killed the frontend reports 502 / backend false. The
+verifier runs the agent's start.sh itself (the instruction says so) and kills everything it started
+before writing the reward; 404s and pidfiles pay only next to real answers."""
 
 import configparser
 import json
@@ -10,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from verifylib import APP, grade, pristine
+from verifylib import APP, grade, pristine, start_service, stop_service
 
 orig = pristine()
 conf = configparser.ConfigParser()
@@ -80,7 +82,7 @@ def family(pid):
 def backend():
     ok = get("backend", "/health")[:2] == (200, {"ok": True})
     found = sum(get("backend", f"/quotes/{q['id']}")[:2] == (200, q) for q in sample) / len(sample)
-    return ok * 0.25 + found * 0.5 + (get("backend", "/quotes/nope-404")[0] == 404) * 0.25
+    return ok * 0.25 + found * 0.5 + (found > 0 and get("backend", "/quotes/nope-404")[0] == 404) * 0.25
 
 
 def proxy():
@@ -89,10 +91,12 @@ def proxy():
         status, data, headers = get("frontend", f"/api/quotes/{q['id']}")
         good += status == 200 and data == q and headers.get("X-Proxied-By") == "frontend"
     missing = get("frontend", "/api/quotes/nope-404")
-    return good / len(sample) * 0.75 + (missing[0] == 404 and missing[2].get("X-Proxied-By") == "frontend") * 0.25
+    return good / len(sample) * 0.75 + (good > 0 and missing[0] == 404 and missing[2].get("X-Proxied-By") == "frontend") * 0.25
 
 
 def pidfiles():
+    if not (backend() == 1 and proxy() > 0):
+        return 0
     score = 0
     for name in ports:
         pid = int((APP / "run" / f"{name}.pid").read_text().strip())
@@ -114,5 +118,23 @@ def backend_down():
     return bad_gateway * 0.6 + (get("frontend", "/health")[:2] == (200, {"ok": True, "backend": False})) * 0.4
 
 
+def wait_for_ports():
+    for _ in range(40):  # start.sh may return before the servers listen
+        if all(listeners(p) for p in ports.values()):
+            return
+        time.sleep(0.25)
+
+
+service = start_service() if (APP / "start.sh").is_file() else None
+if service is not None:
+    wait_for_ports()
+
+
+def started(check):
+    return lambda: service is not None and check()
+
+
 grade({"backend": 0.2, "proxy": 0.3, "pidfiles": 0.15, "health": 0.1, "backend_down": 0.25},
-      {"backend": backend, "proxy": proxy, "pidfiles": pidfiles, "health": health, "backend_down": backend_down})
+      {"backend": started(backend), "proxy": started(proxy), "pidfiles": started(pidfiles),
+       "health": started(health), "backend_down": started(backend_down)},
+      cleanup=lambda: service and stop_service(service))

@@ -1,4 +1,6 @@
-"""repair-symlinks verifier: broken links now resolve into assets/, dead ones are removed and listed."""
+"""repair-symlinks verifier: broken links now resolve into assets/, dead ones are removed and listed.
+Removing dead links pays only when no repairable link was removed with them (deleting every broken
+link is not the task); untouched pays only with every repair done."""
 
 import os
 
@@ -31,7 +33,7 @@ def repaired():
 
 
 def dead_removed():
-    return not any(os.path.lexists(APP / rel) for rel in dead)
+    return all((APP / rel).is_symlink() for rel in fixable) and not any(os.path.lexists(APP / rel) for rel in dead)
 
 
 def report():
@@ -42,7 +44,7 @@ def report():
 def untouched():
     links_ok = all((APP / rel).is_symlink() and str((APP / rel).readlink()) == t for rel, t in working.items())
     assets_ok = all(read(rel, "b") == data and not (APP / rel).is_symlink() for rel, data in asset_bytes.items())
-    return repaired() > 0 and links_ok and assets_ok
+    return repaired() == 1 and links_ok and assets_ok
 
 
 grade({"repaired": 0.5, "dead_removed": 0.2, "report": 0.15, "untouched": 0.15},

@@ -1,5 +1,6 @@
 """rotate-logs verifier: stale logs gzipped (bytes kept), fresh ones untouched, old archives pruned
-except each service's two newest."""
+except each service's two newest. Compression pays only if every fresh log is untouched, deletion only if
+every archive to keep survives, so gzipping or deleting everything earns nothing."""
 
 import gzip
 import time
@@ -34,26 +35,33 @@ def content(name):
     return gzip.decompress(data) if src.name.endswith(".gz") else data
 
 
+def fresh_intact():
+    return all((logs / n).is_file() and (logs / n).read_bytes() == (orig / "logs" / n).read_bytes() for n in fresh)
+
+
+def kept_intact():
+    return all((logs / n).is_file() and gzip.decompress((logs / n).read_bytes()) == content(n)
+               for n in keep if n.removesuffix(".gz") not in stale)
+
+
 def compressed():
     good = 0
     for name in stale:
         gz = logs / (name + ".gz")
         good += not (logs / name).exists() and gz.is_file() and gzip.decompress(gz.read_bytes()) == content(name)
-    return good / len(stale)
+    return good / len(stale) if fresh_intact() else 0.0
 
 
 def fresh_kept():
-    return compressed() > 0 and all((logs / n).read_bytes() == (orig / "logs" / n).read_bytes() for n in fresh)
+    return compressed() == 1.0 and fresh_intact()
 
 
 def old_deleted():
-    return sum(not (logs / n).exists() for n in drop) / len(drop)
+    return sum(not (logs / n).exists() for n in drop) / len(drop) if kept_intact() else 0.0
 
 
 def archives_kept():
-    ok = all((logs / n).is_file() and gzip.decompress((logs / n).read_bytes()) == content(n)
-             for n in keep if n.removesuffix(".gz") not in stale)
-    return old_deleted() > 0 and ok
+    return old_deleted() == 1.0 and kept_intact()
 
 
 grade({"compressed": 0.4, "fresh_kept": 0.15, "old_deleted": 0.25, "archives_kept": 0.2},

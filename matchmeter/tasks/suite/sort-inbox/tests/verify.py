@@ -1,4 +1,5 @@
-"""sort-inbox verifier: each inbox file sits in sorted/<lower ext>/ with its bytes; inbox is empty."""
+"""sort-inbox verifier: each inbox file sits in sorted/<lower ext>/ with its bytes; inbox is empty.
+An empty inbox pays only once every file is placed (deleting or dumping the inbox is not the task)."""
 
 from verifylib import APP, grade, pristine
 
@@ -22,7 +23,7 @@ def intact():
 
 def inbox_empty():
     inbox = APP / "inbox"
-    return placed() > 0 and (not inbox.exists() or not any(p.is_file() for p in inbox.rglob("*")))
+    return placed() == 1 and (not inbox.exists() or not any(p.is_file() for p in inbox.rglob("*")))
 
 
 grade({"files_placed": 0.6, "contents_intact": 0.2, "inbox_empty": 0.2},

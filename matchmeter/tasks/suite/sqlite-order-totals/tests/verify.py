@@ -1,5 +1,7 @@
 """sqlite-order-totals verifier: shop.db has migration 4 applied (column, backfill, index, version) with
-its data intact, and migrations/004_*.sql replays to the same result on a pristine copy."""
+its data intact, and migrations/004_*.sql replays to the same result on a pristine copy. The backfill
+is scored over orders that have items (a DEFAULT 0 column gets the others for free), and data_intact and
+the live version row pay only with the backfill complete."""
 
 import shutil
 import sqlite3
@@ -34,7 +36,10 @@ def schema_ok(db):
 
 def backfill_ok(db):
     got = dict(db.execute("SELECT id, total_cents FROM orders"))
-    return sum(got.get(k) == v for k, v in expected.items()) / len(expected)
+    if any(got.get(k) != v for k, v in expected.items() if v == 0):
+        return 0.0
+    with_items = [k for k, v in expected.items() if v != 0]
+    return sum(got.get(k) == expected[k] for k in with_items) / len(with_items)
 
 
 def version_ok(db):
@@ -50,7 +55,7 @@ def intact():
     db = live()
     same = all(db.execute(f"SELECT * FROM {t} ORDER BY id").fetchall() == rows for t, rows in before.items())
     orders = db.execute("SELECT id, customer_id, created_at, status FROM orders ORDER BY id").fetchall()
-    return schema_ok(db) and same and orders == orders_before
+    return schema_ok(db) and backfill_ok(db) == 1 and same and orders == orders_before
 
 
 def replay():
@@ -67,4 +72,4 @@ def replay():
 
 grade({"schema": 0.2, "backfill": 0.35, "version": 0.1, "replayable": 0.25, "data_intact": 0.1},
       {"schema": lambda: schema_ok(live()), "backfill": lambda: backfill_ok(live()),
-       "version": lambda: version_ok(live()), "replayable": replay, "data_intact": intact})
+       "version": lambda: backfill_ok(live()) == 1 and version_ok(live()), "replayable": replay, "data_intact": intact})

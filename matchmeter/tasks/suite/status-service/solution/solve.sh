@@ -34,6 +34,11 @@ class Handler(BaseHTTPRequestHandler):
 
 ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
 EOF'
-bash -c 'nohup python3 server.py > server.log 2>&1 &'
-bash -c 'sleep 1'
-bash -c 'curl -s --retry 5 --retry-connrefused "127.0.0.1:$(sed -n '"'"'s/^port *= *//p'"'"' service.conf)/status"'
+bash -c 'printf '"'"'#!/usr/bin/env bash
+# Starts the inventory service in the background and returns.
+cd "$(dirname "$0")"
+nohup python3 server.py > server.log 2>&1 &
+echo $! > server.pid
+'"'"' > start.sh'
+bash -c 'bash start.sh && sleep 1'
+bash -c 'curl -s --retry 5 --retry-connrefused "127.0.0.1:$(sed -n '"'"'s/^port *= *//p'"'"' service.conf)/status"; kill "$(cat server.pid)"'

@@ -1,4 +1,6 @@
-"""status-service verifier: the service answers /status, /items/<sku> and 404 on the seeded port."""
+"""status-service verifier: after `bash start.sh` (run here, as the instruction says), the service
+answers /status, /items/<sku> and 404 on the seeded port; everything start.sh started is killed
+before the reward is written. A 404 alone (any static server) pays only with a real answer."""
 
 import configparser
 import json
@@ -7,7 +9,7 @@ import time
 import urllib.error
 import urllib.request
 
-from verifylib import grade, pristine
+from verifylib import APP, grade, pristine, start_service, stop_service
 
 orig = pristine()
 conf = configparser.ConfigParser()
@@ -51,9 +53,12 @@ def lookup():
 
 
 def not_found():
-    return listening() and get("/items/NO-SUCH-SKU-0")[0] == 404
+    return (status() or lookup() > 0) and get("/items/NO-SUCH-SKU-0")[0] == 404
 
 
-UP = listening()
+service = start_service() if (APP / "start.sh").is_file() else None
+UP = service is not None and listening()
 grade({"listening": 0.2, "status": 0.35, "item_lookup": 0.3, "unknown_404": 0.15},
-      {"listening": lambda: UP, "status": status, "item_lookup": lookup, "unknown_404": not_found})
+      {"listening": lambda: UP, "status": lambda: UP and status(), "item_lookup": lambda: UP and lookup(),
+       "unknown_404": lambda: UP and not_found()},
+      cleanup=lambda: service and stop_service(service))

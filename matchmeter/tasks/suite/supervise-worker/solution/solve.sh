@@ -20,5 +20,6 @@ while true; do
 done
 EOF
 chmod +x supervisor.sh'
-bash -c 'nohup ./supervisor.sh > /dev/null 2>&1 &'
-bash -c 'sleep 2; ls queue | wc -l; ls done | wc -l; cat logs/supervisor.log; cat run/*.pid'
+bash -c 'printf '"'"'#!/usr/bin/env bash\ncd "$(dirname "$0")"\nnohup ./supervisor.sh > /dev/null 2>&1 < /dev/null &\n'"'"' > start.sh'
+bash -c 'bash start.sh'
+bash -c 'sleep 2; ls queue | wc -l; ls done | wc -l; cat logs/supervisor.log; cat run/*.pid; kill $(cat run/supervisor.pid) $(cat run/worker.pid)'

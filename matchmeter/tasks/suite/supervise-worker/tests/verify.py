@@ -1,12 +1,16 @@
 """supervise-worker verifier: the queue drains, the supervisor is alive and logs exits, a killed worker
-is replaced (new jobs still get done), and exactly one worker runs, the one in run/worker.pid."""
+is replaced (new jobs still get done), and exactly one worker runs, the one in run/worker.pid.
+The verifier puts the seeded jobs back, runs the agent's start.sh itself (the instruction says so),
+reads only log lines written after that, and kills everything it started before writing the reward.
+Supervisor liveness, the log and the single worker pay only once the queue drained."""
 
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
 
-from verifylib import APP, grade, pristine
+from verifylib import APP, grade, pristine, start_service, stop_service
 
 orig = pristine()
 jobs = {p.stem: sum(int(x) for x in p.read_text().split()) for p in (orig / "queue").glob("*.job")}
@@ -72,14 +76,17 @@ def drained():
 
 
 def supervisor_alive():
-    return alive(pidfile("supervisor.pid")) and pidfile("supervisor.pid") not in workers()
+    return drained() and alive(pidfile("supervisor.pid")) and pidfile("supervisor.pid") not in workers()
 
 
 def exits_logged():
     log = APP / "logs" / "supervisor.log"
 
     def enough():  # the last deliberate exit may land just after the queue drained
-        return log.is_file() and sum("3" in ln for ln in log.read_text().splitlines()) >= len(jobs) // max_jobs
+        if not log.is_file():
+            return False
+        new = log.read_bytes()[log_start:].decode(errors="replace")
+        return sum("3" in ln for ln in new.splitlines()) >= len(jobs) // max_jobs
 
     return drained() and wait_for(enough, 3)
 
@@ -100,10 +107,30 @@ def restarted_after_kill():
 
 def single_worker():
     # Let any restart in flight settle, then there must be exactly one worker, the one in the pidfile.
-    return wait_for(lambda: workers() == [pidfile("worker.pid")], 5) and (time.sleep(1) or workers() == [pidfile("worker.pid")])
+    return drained() and wait_for(lambda: workers() == [pidfile("worker.pid")], 5) and (time.sleep(1) or workers() == [pidfile("worker.pid")])
+
+
+def fresh_start():
+    """Seeded jobs back in queue/ and their outputs gone, as the instruction announces; returns the log size."""
+    (APP / "queue").mkdir(exist_ok=True)
+    for job in (orig / "queue").glob("*.job"):
+        shutil.copy(job, APP / "queue" / job.name)
+        (APP / "done" / f"{job.stem}.out").unlink(missing_ok=True)
+    log = APP / "logs" / "supervisor.log"
+    return log.stat().st_size if log.is_file() else 0
+
+
+log_start = fresh_start()
+service = start_service() if (APP / "start.sh").is_file() else None
+
+
+def started(check):
+    return lambda: service is not None and check()
 
 
 grade({"queue_drained": 0.3, "supervisor_alive": 0.15, "exits_logged": 0.15, "restart_after_kill": 0.25,
        "single_worker": 0.15},
-      {"queue_drained": drained, "supervisor_alive": supervisor_alive, "exits_logged": exits_logged,
-       "restart_after_kill": restarted_after_kill, "single_worker": single_worker})
+      {"queue_drained": started(drained), "supervisor_alive": started(supervisor_alive),
+       "exits_logged": started(exits_logged), "restart_after_kill": started(restarted_after_kill),
+       "single_worker": started(single_worker)},
+      cleanup=lambda: service and stop_service(service))
