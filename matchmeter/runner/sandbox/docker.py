@@ -44,7 +44,8 @@ FSIZE_LIMIT = 2 * 1024**3  # as under bwrap: `truncate -s 4T` fails instead of m
 ARCHIVE_CAP_BYTES = 256 * 1024 * 1024  # a download streams at most this much, never the whole archive in memory
 # The engine's archive API cannot see tmpfs mounts, so /tests and /logs are plain dirs that PREPARE
 # recreates (empty, agent-owned) on every start; /tmp and /var/tmp come back empty as tmpfs.
-TMPFS = {"/tmp": "size=1g,mode=1777", "/var/tmp": "size=1g,mode=1777"}
+# exec: docker mounts tmpfs noexec by default, where scripts cannot run and os.access(X_OK) is False.
+TMPFS = {"/tmp": "size=1g,mode=1777,exec", "/var/tmp": "size=1g,mode=1777,exec"}
 # On restart the workspace keeps its owners (a second chown -R would move every file's ctime, which the
 # decoy probe reads); only /tests and /logs are made anew.
 FRESH_DIRS = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.TESTS_DIR} {policy.LOGS_DIR} && "
