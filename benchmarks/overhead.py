@@ -4,11 +4,13 @@ Measured side by side in one run (the machines are shared and noisy: quote media
 
 - per command: `sandbox.exec("true")` median vs a bare `bash -c true` subprocess and, for docker, a
   bare `docker exec <container> true` against a plain container of the same base image;
-- per trial: the oracle through the full lifecycle (create, seed, snapshot, agent, copy tests, verify,
-  destroy) over the whole built-in suite, vs the same three scripts (setup, solve, test) run with bare
-  bash in a temp dir.
+- per trial: the oracle through the full lifecycle (create, seed, snapshot, agent, restart so no agent
+  process survives, snapshot, copy tests, verify, halt, read the verdict, destroy) over the built-in
+  suite, vs the same three scripts (setup, solve, test) run with bare bash in a temp dir, and for
+  docker also vs a bare `docker run` + `docker exec` x3 (setup, solve, test) + `docker rm` of the base
+  image: the floor of any container-per-trial harness.
 
-Usage: python benchmarks/overhead.py [--backends local,bwrap,docker] [--reps 30] [--seed 0]
+Usage: python benchmarks/overhead.py [--backends local,bwrap,docker] [--reps 30] [--seed 0] [--tasks N]
 """
 
 from __future__ import annotations
@@ -94,8 +96,23 @@ def bare_trial_s(task_path: Path, seed: int) -> float:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def lifecycle_trial_s(backend_name: str, seed: int) -> tuple[list[float], int]:
-    tasks = load_tasks([])
+def bare_docker_trial_s(task_path: Path, seed: int) -> float:
+    """docker run + exec setup, solve, test + rm: the same work with nothing but the engine in between."""
+    start = time.perf_counter()
+    cid = subprocess.run(["docker", "run", "-d", "--network", "none", "--label", "matchmeter=1", "-v",
+                          f"{task_path}:/task:ro", "-e", f"MM_SEED={seed}", "-e", "MM_APP=/app", "-e", "MM_TESTS=/task/tests",
+                          "-e", "MM_LOGS=/tmp", "-w", "/app", "matchmeter-base:latest", "sleep", "600"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        for script in ("/task/environment/setup.sh", "/task/solution/solve.sh", "/task/tests/test.sh"):
+            subprocess.run(["docker", "exec", cid, "bash", script], capture_output=True)
+        return time.perf_counter() - start
+    finally:
+        subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
+
+
+def lifecycle_trial_s(backend_name: str, seed: int, limit: int) -> tuple[list[float], int]:
+    tasks = load_tasks([])[:limit]
     plan = plan_cross_product([configuration_from_flags("oracle", None)], tasks,
                               lambda t: [Description.original(t)], [seed], 1).unique()
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,9 +125,10 @@ def main() -> None:
     parser.add_argument("--backends", default="local,bwrap,docker")
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tasks", type=int, default=1000, help="Only the first N tasks of the suite.")
     args = parser.parse_args()
     backends = [b for b in args.backends.split(",") if b]
-    tasks = load_tasks([])
+    tasks = load_tasks([])[: args.tasks]
     env_dir = Path(tasks[0].path) / "environment"
 
     bash_ms = bare_bash_ms(args.reps)
@@ -119,13 +137,17 @@ def main() -> None:
     bare_trial = statistics.median(bare_trials)
     print(f"per-command baselines: bare `bash -c true` {bash_ms:.2f} ms; bare `docker exec true` {docker_ms:.2f} ms")
     print(f"per-trial baseline: bare bash setup+solve+test, median over {len(tasks)} tasks: {bare_trial:.3f} s")
-    print(f"{'backend':8} {'exec ms':>9} {'/bash':>7} {'/docker exec':>13} {'trial s':>9} {'/bare trial':>12} oracle 1.0")
+    bare_docker = (statistics.median([bare_docker_trial_s(Path(t.path), args.seed) for t in tasks])
+                   if "docker" in backends else float("nan"))
+    print(f"per-trial baseline: bare docker run + exec x3 + rm, median over {len(tasks)} tasks: {bare_docker:.3f} s")
+    print(f"{'backend':8} {'exec ms':>9} {'/bash':>7} {'/docker exec':>13} {'trial s':>9} {'/bare trial':>12} "
+          f"{'/bare docker':>13} oracle 1.0")
     for name in backends:
         exec_ms = sandbox_exec_ms(name, env_dir, args.reps)
-        trial_times, passes = lifecycle_trial_s(name, args.seed)
+        trial_times, passes = lifecycle_trial_s(name, args.seed, args.tasks)
         trial = statistics.median(trial_times)
         print(f"{name:8} {exec_ms:9.2f} {exec_ms / bash_ms:7.2f} {exec_ms / docker_ms:13.2f} "
-              f"{trial:9.3f} {trial / bare_trial:12.2f} {passes}/{len(trial_times)}")
+              f"{trial:9.3f} {trial / bare_trial:12.2f} {trial / bare_docker:13.2f} {passes}/{len(trial_times)}")
 
 
 if __name__ == "__main__":
