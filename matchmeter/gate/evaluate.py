@@ -91,7 +91,8 @@ def load_corpus(path: Path | None = None) -> tuple[dict[str, Any], list[dict[str
     return meta, cases
 
 
-def _original(case: dict[str, Any], suite: Path, tasks: dict[str, Any]) -> tuple[str, ReferenceKnowledge]:
+def _original(case: dict[str, Any], suite: Path, tasks: dict[str, Any],
+              frozen_originals: dict[str, str]) -> tuple[str, ReferenceKnowledge]:
     if case["task"] not in tasks:
         from matchmeter.tasks.loader import load_task
 
@@ -102,20 +103,34 @@ def _original(case: dict[str, Any], suite: Path, tasks: dict[str, Any]) -> tuple
         task = load_task(task_dir)
         tasks[case["task"]] = (task.instruction, ReferenceKnowledge.of_task(task))
     original, knowledge = tasks[case["task"]]
+    frozen = frozen_originals.get(case["task"])
+    if frozen is not None and case.get("original_sha256") == sha256_text(frozen):
+        original = frozen  # the description the case was written against (the task's may have changed since)
     if case.get("original_sha256") and case["original_sha256"] != sha256_text(original):
         raise UserError(f"gate corpus case {case['id']}: the description of {case['task']} changed since it was written",
                         str(suite / case["task"]), "regenerate the corpus (python -m matchmeter.gate.corpus.make_corpus)")
     return original, knowledge
 
 
-def evaluate(cases: list[dict[str, Any]], *, suite: Path, judge: Any = None, votes: int = 1) -> list[CaseResult]:
+def frozen_originals(corpus_path: Path | None = None) -> dict[str, str]:
+    """The descriptions a corpus was written against (originals.json beside it), {} when there is none."""
+    path = (corpus_path or CORPUS).parent / "originals.json"
+    try:
+        return {str(k): str(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def evaluate(cases: list[dict[str, Any]], *, suite: Path, judge: Any = None, votes: int = 1,
+             corpus_path: Path | None = None) -> list[CaseResult]:
     """Rules, and the judge when given, on every case; each layer independently."""
     from matchmeter.gate import verdict
 
     loaded: dict[str, Any] = {}
+    originals = frozen_originals(corpus_path)
     out = []
     for case in cases:
-        original, knowledge = _original(case, suite, loaded)
+        original, knowledge = _original(case, suite, loaded, originals)
         reasons = [r for res in check_rules(original, case["candidate"], knowledge) for r in res.reasons]
         result = CaseResult(id=case["id"], task=case["task"], kind=case["kind"], label=case["label"], rule_reasons=reasons)
         if judge is not None:

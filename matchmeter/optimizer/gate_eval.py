@@ -54,7 +54,7 @@ def run_gate_eval(corpus: Path | None, judge_model: str | None, *, split: str = 
     meta, cases = load_corpus(corpus)
     cases = [c for c in cases if split == "all" or c["split"] == split]
     with _judge(judge_model, api_base) as judge:
-        results = evaluate(cases, suite=suite or builtin_suite_dir(), judge=judge, votes=votes)
+        results = evaluate(cases, suite=suite or builtin_suite_dir(), judge=judge, votes=votes, corpus_path=corpus)
     report = tabulate(results, corpus=str(corpus or "built-in"), split=split, judge_model=judge_model,
                     simulated=bool(judge_model and judge_model.startswith("sim/")))
     if votes == 1 and api_base is None and suite is None:

@@ -250,12 +250,22 @@ UNFAITHFUL = {"path": u_path, "literal": u_literal, "number": u_number, "prohibi
               "command_leak": u_leak, "step_list": u_steps, "length": u_length}
 
 
-def build() -> list[dict]:
+ORIGINALS = Path(__file__).resolve().parent / "originals.json"
+
+
+def _descriptions(originals: dict[str, str] | None) -> dict[str, str]:
+    """The descriptions cases are written against: the frozen originals.json when given, else the suite's."""
+    if originals is not None:
+        return originals
+    return {p.parent.name: p.read_text() for p in sorted(SUITE.glob("*/instruction.md"))}
+
+
+def build(originals: dict[str, str] | None = None) -> list[dict]:
     rnd = random.Random(SEED)
     cases: list[dict] = []
-    tasks = sorted(p.parent for p in SUITE.glob("*/instruction.md"))
-    for task_dir in tasks:
-        text = (task_dir / "instruction.md").read_text()
+    descriptions = _descriptions(originals)
+    for name in sorted(descriptions):
+        task_dir, text = SUITE / name, descriptions[name]
         ref = _reference(task_dir)
         wanted: list = [k for k in UNFAITHFUL if rnd.random() < 0.2]
         faithful = [f for f in rnd.sample(FAITHFUL, len(FAITHFUL)) if f(text, random.Random(0))]
@@ -271,7 +281,7 @@ def build() -> list[dict]:
                 cases.append({"task": task_dir.name, "label": label, "kind": kind, "candidate": cand,
                               "original_sha256": sha256_text(text), "origin": "generated"})
     for task, label, kind, cand in HAND_CASES:
-        text = (SUITE / task / "instruction.md").read_text()
+        text = descriptions[task]
         cases.append({"task": task, "label": label, "kind": kind, "candidate": cand,
                       "original_sha256": sha256_text(text), "origin": "hand"})
     order = list(range(len(cases)))
@@ -284,6 +294,9 @@ def build() -> list[dict]:
 
 
 def main() -> None:
+    # The corpus is a frozen data set: it is written against the suite's descriptions of today, which are
+    # kept beside it (originals.json) so later edits to a task's instruction do not invalidate it.
+    ORIGINALS.write_text(json.dumps(_descriptions(None), indent=1, ensure_ascii=False, sort_keys=True) + "\n")
     cases = build()
     header = {"meta": {"seed": SEED, "test_fraction": TEST_FRACTION, "cases": len(cases),
                        "split": "random fifth by random.Random(seed).shuffle of case indices, fixed before rules"}}
