@@ -55,6 +55,7 @@ class Upstream(BaseModel):
     retry_wait_s: float = Field(0.5, ge=0)
     use_cache: bool = True
     cache_dir: Path | None = None
+    prices: str | None = Field(None, description="A --prices file merged over the shipped price table.")
 
 
 class Outcome(NamedTuple):
@@ -79,9 +80,11 @@ class GatewaySession:
 
     def _make_client(self, ledger: RunLedger | None) -> LMClient:
         from matchmeter.llm.client import LMClient, RetryPolicy
+        from matchmeter.llm.pricing import PriceTable
 
         up = self.upstream
         return LMClient(up.model, api_base=up.api_base, api_key_env=up.api_key_env, salt=up.salt,
+                        price_table=PriceTable.load(overrides=up.prices),
                         spend=ledger, timeout_s=up.timeout_s, use_cache=up.use_cache, cache_dir=up.cache_dir,  # type: ignore[arg-type]
                         retry=RetryPolicy(attempts=up.retry_attempts, wait_initial_s=up.retry_wait_s,
                                           wait_max_s=max(up.retry_wait_s * 8, 0.0)))

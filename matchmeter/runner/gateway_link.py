@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from matchmeter.errors import AgentError, MatchmeterError, SpendCapReached
+from matchmeter.errors import AgentError, InfraError, MatchmeterError, SpendCapReached
 from matchmeter.llm.gateway import Gateway, GatewaySession, Upstream
 from matchmeter.llm.meter import ExecutionBudget
 
@@ -48,7 +48,8 @@ def upstream_for(configuration: Configuration, task: TaskSpec, seed: int, attemp
                     salt=execution_salt(task.id, seed, attempt, options.get("cache_salt", "")),
                     timeout_s=float(options.get("timeout_s", "120")),
                     retry_attempts=int(options.get("retry_attempts", "4")),
-                    retry_wait_s=float(options.get("retry_wait_s", "0.5")), use_cache=options.get("cache") != "off")
+                    retry_wait_s=float(options.get("retry_wait_s", "0.5")), use_cache=options.get("cache") != "off",
+                    prices=options.get("prices"))
 
 
 def open_execution(gateway: Gateway, execution_key: str, configuration: Configuration, task: TaskSpec, seed: int,
@@ -78,6 +79,11 @@ def settle_execution(gateway: Gateway, session: AgentSession, logs_dir: Path,
         raise meter.refusal
     if meter.refusal is not None:
         return meter.refusal
+    # An endpoint that rejected the key, does not know the model or cannot be reached is the harness's
+    # problem, never the model's: stored as infra_error (run exits non-zero, `--retry-failed` reruns it).
+    broken = next((c for c in meter.calls if c.error_kind in ("gateway_misconfigured", "upstream_unavailable")), None)
+    if broken is not None:
+        return InfraError(f"the model endpoint failed: {broken.error}")
     if agent_failure is None and not meter.calls and session.configuration.model:
         tail = session.agent_output.strip()[-400:]
         return AgentError(f"{session.configuration.agent.name} ended without a single model call"
