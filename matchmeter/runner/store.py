@@ -36,6 +36,9 @@ KEY_PATTERN = re.compile(r"[0-9a-f]{24}")
 # Environment variables whose values are secrets wherever they appear (provider keys, tokens, passwords).
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL", re.IGNORECASE)
 REDACTED = b"[REDACTED]"
+# Run directories this process already holds the writer lock of (a second RunStore on the same dir, e.g.
+# an optimizer re-run in one process, must not lock itself out): resolved path -> lock fd.
+_HELD: dict[Path, int] = {}
 
 
 def known_secrets() -> list[bytes]:
@@ -117,6 +120,10 @@ class RunStore:
         if self._lock_fd is not None:
             return
         self.root.mkdir(parents=True, exist_ok=True)
+        held = _HELD.get(self.root.resolve())
+        if held is not None:
+            self._lock_fd = held
+            return
         fd = os.open(self.root / ".writer.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -127,7 +134,7 @@ class RunStore:
                             "wait for it to finish (or stop it), then resume; use another --out to run in parallel") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._lock_fd = fd
+        self._lock_fd = _HELD[self.root.resolve()] = fd
 
     @property
     def manifest_path(self) -> Path:
