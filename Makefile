@@ -20,7 +20,7 @@ check: venv
 	$(BIN)/ruff check matchmeter tests benchmarks scripts
 
 test: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) runs demo-out

@@ -55,8 +55,10 @@ def test_run_stores_results_and_resume_skips_finished(tmp_path):
     assert len(_rows(out)) == 4
 
 
-def _labelled_containers() -> list[str]:
-    proc = subprocess.run(["docker", "ps", "-aq", "--filter", "label=matchmeter=1"], capture_output=True, text=True)
+def _labelled_containers(run_id: str) -> list[str]:
+    """This run's containers (other tests' runs may share the engine, even at the same moment)."""
+    proc = subprocess.run(["docker", "ps", "-aq", "--filter", "label=matchmeter=1", "--filter",
+                           f"label=matchmeter.label={run_id}"], capture_output=True, text=True)
     return proc.stdout.split()
 
 
@@ -93,7 +95,7 @@ def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path, backend)
     assert set(table["reward"]) == {1.0}
     assert not [p for p in executions.iterdir() if p.name.startswith(".partial-")]
     if backend == "docker":
-        assert _labelled_containers() == []
+        assert _labelled_containers(json.loads((out / "manifest.json").read_text())["run_id"]) == []
 
 
 def test_bad_inputs_are_one_line_and_nonzero(tmp_path):
