@@ -35,7 +35,8 @@ CASES = {
         "commit-special-message",
         ["git -C notes add todo.md",
          "git -C notes commit -q -m \"Fix \\\"quoted\\\" $PATH handling & backticks\" -m 'body'"],
-        {"message_exact": 0.0, "subject_exact": 0.0, "todo_committed": 1.0, "scratch_left_out": 1.0},
+        # side conditions pay only once the core (the exact message) is right (issue 11)
+        {"message_exact": 0.0, "subject_exact": 0.0, "todo_committed": 0.0, "scratch_left_out": 0.0},
     ),
     "commit-special-message: git add -A commits scratch.txt": (
         "commit-special-message",
@@ -75,7 +76,8 @@ CASES = {
         "ini-to-json",
         ["python3 -c 'import configparser, json; c = configparser.RawConfigParser(); c.read(\"conf/app.ini\");"
          " json.dump({s: dict(c[s]) for s in c.sections()}, open(\"conf/app.json\", \"w\"))'"],
-        {"valid_json": 1.0, "sections": 1.0, "no_extra_keys": 1.0},
+        # structure pays in proportion to the typed values it carries (issue 11): strings only are 0.4 of it
+        {"valid_json": 1.0, "sections": 0.4, "typed_values": 0.4, "no_extra_keys": 0.4},
     ),
     "top-region-revenue: wrong region, no revenue file": (
         "top-region-revenue",
