@@ -173,11 +173,12 @@ def test_real_model_workflow_hits_the_right_servers_and_cache_changes_no_number(
     # one rewrite per task; one judge vote per candidate the rules let through; each eligible candidate runs
     # on the source (copy, submit)
     assert count("candidates generated") == 6
-    assert count("rejected by rule") == 2
-    assert count("eligible") == 4
-    assert (r, j) == (1 + 3, 1 + 6 - 2), cold["optimize"]
-    assert count("source-side:") == 4
-    assert t == 2 * 4
+    rejected, eligible = count("rejected by rule"), count("eligible")
+    assert rejected >= 2  # the two the first gate caught; gate v2's contract and prose-command rules may add more
+    assert eligible == 6 - rejected - count("rejected by judge")
+    assert (r, j) == (1 + 3, 1 + 6 - rejected), cold["optimize"]
+    assert count("source-side:") == eligible
+    assert t == 2 * eligible
     assert "selected 1, fell back 2" in cold["optimize"]  # copy-a's explicit rewrite beats its Original
     assert servers.rewriter.stats.authorized_calls == servers.rewriter.stats.http_calls
     assert "spend $" in cold["optimize"]
