@@ -61,7 +61,7 @@ def _privileged() -> bool:
 def _root_args(root: Path, binds: list[Path]) -> list[str]:
     """The rootfs's top-level entries, read-only, over a tmpfs root (a ro `/` bind forbids new mount points);
     a top-level dir that must hold a read-only bind (a venv under /root) becomes an empty tmpfs instead."""
-    tops = {b.parts[1] for b in binds if len(b.parts) > 1}
+    tops = {b.parts[1] for b in binds if len(b.parts) > 1} - {"tmp"}  # /tmp is the sandbox's own tmpfs anyway
     clash = tops & SYSTEM_DIRS
     if clash:
         raise SandboxError(f"cannot show {sorted(clash)} from the host inside the sandbox: install the CLI elsewhere")
@@ -75,9 +75,16 @@ def _root_args(root: Path, binds: list[Path]) -> list[str]:
             args += ["--ro-bind", str(entry), f"/{entry.name}"]
     for top in sorted(tops):
         args += ["--tmpfs", f"/{top}"]
+    return args
+
+
+def _bind_args(binds: list[Path]) -> list[str]:
+    """Read-only binds at their host paths; bwrap would make their parents 0700 (as root), which the
+    sandbox uid could not reach, so the parents are made 0755 first. After the tmpfs mounts: a CLI
+    cache under /tmp lands inside the sandbox's own /tmp."""
+    args: list[str] = []
     made: set[Path] = set()
     for bind in binds:
-        # bwrap would make the parents 0700 (as root): the sandbox uid could not reach the bind.
         for parent in reversed(bind.parents[:-2]):
             if parent not in made:
                 made.add(parent)
@@ -148,6 +155,7 @@ class BwrapSandbox(policy.HostMountedFiles):
             *DEV_ARGS, "--proc", "/proc", "--tmpfs", "/run",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/var/tmp",
+            *_bind_args(self.request.readonly_binds),
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
