@@ -54,6 +54,13 @@ def as_nobody():
     tmp = Path(tempfile.mkdtemp(prefix="mm-nonroot-"))
     tmp.chmod(0o777)
     nobody = pwd.getpwnam("nobody")
+    probe = subprocess.run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "--",
+                            str(SYSTEM_PYTHON), "-c", "import matchmeter.cli, pydantic, pandas"],
+                           capture_output=True, text=True, env=_nobody_env(tmp), cwd=tmp)
+    if probe.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        pytest.skip("`nobody` cannot read this checkout or its venv (a parent directory is private): "
+                    f"{probe.stderr.strip()[-200:]}")
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         argv = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "--",
