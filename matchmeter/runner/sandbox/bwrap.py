@@ -28,6 +28,7 @@ import secrets
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -127,6 +128,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         self._target_pid = 0
         self._pidns = 0
         self._destroyed = False
+        self._lifecycle = threading.Lock()  # Ctrl-C's destroy() (main thread) vs the trial's restart()
         self.lost = False  # the namespace died while no one asked (the agent killed it)
         for d in self.dirs[1:]:
             self._own(d)
@@ -266,6 +268,12 @@ class BwrapSandbox(policy.HostMountedFiles):
                 raise SandboxError(f"{len(alive)} sandbox processes survived the kill")
 
     def restart(self) -> None:
+        with self._lifecycle:
+            if self._destroyed:  # destroyed under the trial (Ctrl-C): never recreate dirs it already removed
+                raise SandboxError("bwrap sandbox was destroyed")
+            self._restart()
+
+    def _restart(self) -> None:
         self.halt()
         for name in ("tests", "logs"):
             path = getattr(self.dirs, name)
@@ -275,14 +283,15 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.start()
 
     def destroy(self) -> None:
-        if self._destroyed:
-            return
-        self._destroyed = True
-        try:
-            self.halt()
-        except Exception:  # noqa: BLE001 - destroy never raises; the dirs below still go
-            pass
-        shutil.rmtree(self.dirs.root, ignore_errors=True)
+        with self._lifecycle:
+            if self._destroyed:
+                return
+            self._destroyed = True
+            try:
+                self.halt()
+            except Exception:  # noqa: BLE001 - destroy never raises; the dirs below still go
+                pass
+            shutil.rmtree(self.dirs.root, ignore_errors=True)
 
 
 class BwrapBackend:

@@ -58,6 +58,8 @@ class LocalSandbox(policy.HostMountedFiles):
         _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
 
     def restart(self) -> None:
+        if self._destroyed:  # destroyed under the trial (Ctrl-C): never recreate its dirs
+            raise SandboxError("local sandbox was destroyed")
         self.halt()
         for path in (self.dirs.tests, self.dirs.logs):
             shutil.rmtree(path, ignore_errors=True)
