@@ -116,7 +116,7 @@ def lifecycle_trial_s(backend_name: str, seed: int, limit: int) -> tuple[list[fl
     plan = plan_cross_product([configuration_from_flags("oracle", None)], tasks,
                               lambda t: [Description.original(t)], [seed], 1).unique()
     with tempfile.TemporaryDirectory() as tmp:
-        results = execute_plan(plan, RunStore(Path(tmp) / "run"), "bench", get_backend(backend_name), backend_name)
+        results = execute_plan(plan, RunStore(Path(tmp) / "run"), "bench", get_backend(backend_name))
     return [r.wall_s for r in results], sum(r.reward == 1.0 for r in results)
 
 

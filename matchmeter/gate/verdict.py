@@ -69,3 +69,15 @@ def gate_candidate(*, candidate_id: str, task_id: str, source: str, original: st
     reasons += ["judge:tie"] if sum(v.passed for v in cast) * 2 == len(cast) else []
     return GateVerdict(**base, votes=cast, judge_messages=messages, judge_model=judge.model, decision="reject",
                        rejected_by="judge", reasons=list(dict.fromkeys(reasons)))
+
+
+def gate_candidates(candidates: Sequence[tuple[str, str]], *, task_id: str, source: str, original: str,
+                    knowledge: ReferenceKnowledge, judge: Judge | None, votes: int = 1) -> list[GateVerdict]:
+    """Gate (candidate_id, text) pairs in order; each is also checked against the ones before it."""
+    verdicts: list[GateVerdict] = []
+    earlier: list[tuple[str, str]] = []
+    for candidate_id, text in candidates:
+        verdicts.append(gate_candidate(candidate_id=candidate_id, task_id=task_id, source=source, original=original,
+                                       candidate=text, knowledge=knowledge, earlier=earlier, judge=judge, votes=votes))
+        earlier.append((candidate_id, text))
+    return verdicts

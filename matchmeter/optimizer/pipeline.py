@@ -26,9 +26,11 @@ from matchmeter.errors import UserError
 from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
 from matchmeter.optimizer.freeze import build_frozen, write_frozen
+from matchmeter.optimizer.generic import generic_unit
 from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
-from matchmeter.optimizer.sourceside import SourceRun, SourceSide, source_unit
+from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
+from matchmeter.runner.context import progress_bar
 from matchmeter.runner.store import atomic_write_text
 from matchmeter.schema import canonical_json
 
@@ -123,9 +125,8 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
     source = SourceRun.open([Path(r) for r in request.runs], request.sources)
-    from matchmeter.runner.sandbox import get_backend
-
-    get_backend(request.backend or source.backend).preflight()  # a bad backend fails before --out is written
+    # a bad backend, agent or endpoint fails before --out is written
+    checked = source_spec(Path(request.out) / "source-runs", source, request.backend, request.concurrency).preflight()
     _preflight_lms(request)
     out = _bind_out(request)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
@@ -135,20 +136,21 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
         stub_url = stub.url if stub is not None else None
         rewriter = _client("rewriter", request, stub_url)
         judge_client = _client("judge", request, stub_url)
-        side = SourceSide.open(out / "source-runs", source, request.backend, request.concurrency, stub_url)
         try:
-            with _progress(progress, len(units), done_before) as advance:
+            with checked.open(lambda store: bind_source_side(store, source, checked.backend.name), stub_url) as ctx, \
+                    progress_bar("optimize", progress, len(units), done_before) as advance:
+                side = SourceSide(ctx)
                 for task, src in units:
                     path = state_path(out, task.id, src)
                     if not path.exists():
                         state = _run_unit(task, src, source, side, rewriter, Judge(judge_client), request)
                         atomic_write_text(path, state.model_dump_json(indent=2))
                         advance(f"{task.id} / {src}")
+                if side.executed:
+                    side.store.rebuild_table()
         finally:
             rewriter.close()
             judge_client.close()
-        if side.executed:
-            side.store.rebuild_table()
     states = [UnitState.model_validate_json(state_path(out, t.id, s).read_text()) for t, s in units]
     frozen = build_frozen(states, sources=source.source_ids, source_run=source.identity(),
                           settings={"rewriter_model": request.rewriter_model, "judge_model": request.judge_model,
@@ -166,27 +168,8 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
 
 
 def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]
-    from matchmeter.optimizer.generic import generic_unit
-
     knowledge = ReferenceKnowledge.of_task(task)
     if src == GENERIC:
         return generic_unit(task, rewriter, judge, n=request.candidates, votes=request.judge_votes, knowledge=knowledge)
     return source_unit(task, src, source, side, rewriter, judge, n=request.candidates, votes=request.judge_votes,
                        knowledge=knowledge)
-
-
-@contextlib.contextmanager
-def _progress(enabled: bool, total: int, done: int) -> Iterator[Any]:
-    if not enabled:
-        yield lambda _label: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]optimize"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[last]}")) as bar:
-        tid = bar.add_task("units", total=total, completed=done, last="")
-
-        def advance(label: str) -> None:
-            bar.update(tid, advance=1, last=label)
-
-        yield advance

@@ -18,11 +18,12 @@ from typing import Any
 from matchmeter import __version__
 from matchmeter.errors import UserError
 from matchmeter.gate.rules import ReferenceKnowledge
-from matchmeter.gate.verdict import gate_candidate
+from matchmeter.gate.verdict import gate_candidates
 from matchmeter.optimizer.records import Selection, UnitState
 from matchmeter.optimizer.rewriter import render_attempt, request_candidates
 from matchmeter.optimizer.select import score, select
-from matchmeter.runner.executor import ExecutionPlan, execute_plan
+from matchmeter.runner.context import RunContext, RunSpec
+from matchmeter.runner.executor import ExecutionPlan
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec, Trajectory
 
@@ -100,38 +101,38 @@ class SourceRun:
                 "task_digests": {t.id: t.digest for t in self.tasks}}
 
 
+def source_spec(out: Path, source: SourceRun, backend: str | None, concurrency: int) -> RunSpec:
+    """The source side's run directory: the source configurations on the source run's tasks and backend
+    (unless overridden), opened like any run (preflight, writer lock, leftovers pruned on resume)."""
+    return RunSpec(out=out, backend=backend or source.backend or "bwrap", configurations=source.configurations,
+                   tasks=source.tasks, task_dirs=source.task_dirs, concurrency=concurrency, announce_errors=False)
+
+
+def bind_source_side(store: RunStore, source: SourceRun, backend: str) -> str:
+    """A stored source side keeps its run id; a new one gets its manifest."""
+    if store.exists():
+        return store.read_manifest().run_id
+    run_id = f"optimize-{uuid.uuid4().hex[:8]}"
+    store.root.mkdir(parents=True, exist_ok=True)
+    store.write_manifest(RunManifest(
+        run_id=run_id, matchmeter_version=__version__, configurations=source.configurations,
+        request={"kind": "optimize-source-side", "source_runs": source.identity()["run_ids"]},
+        task_digests={t.id: t.digest for t in source.tasks}, backend=backend, simulated=source.simulated,
+        price_table_id=source.manifests[0].price_table_id))
+    return run_id
+
+
 @dataclass
 class SourceSide:
-    store: RunStore
-    run_id: str
-    backend: Any
-    backend_name: str
-    concurrency: int
-    stub_url: str | None
+    """The optimizer's own run directory of candidate executions, opened (runner.context)."""
+
+    context: RunContext
     executed: int = 0
     cost_usd: float = 0.0
 
-    @classmethod
-    def open(cls, root: Path, source: SourceRun, backend: str | None, concurrency: int,
-             stub_url: str | None) -> SourceSide:
-        from matchmeter.runner.sandbox import get_backend
-
-        name = backend or source.backend or "bwrap"
-        store = RunStore(root)
-        store.claim()
-        if store.exists():
-            run_id = store.read_manifest().run_id
-        else:
-            run_id = f"optimize-{uuid.uuid4().hex[:8]}"
-            root.mkdir(parents=True, exist_ok=True)
-            store.write_manifest(RunManifest(
-                run_id=run_id, matchmeter_version=__version__, configurations=source.configurations,
-                request={"kind": "optimize-source-side", "source_runs": source.identity()["run_ids"]},
-                task_digests={t.id: t.digest for t in source.tasks}, backend=name, simulated=source.simulated,
-                price_table_id=source.manifests[0].price_table_id))
-        handle = get_backend(name)
-        handle.preflight()
-        return cls(store, run_id, handle, name, concurrency, stub_url)
+    @property
+    def store(self) -> RunStore:
+        return self.context.store
 
     def run(self, configuration: Configuration, task: TaskSpec, descriptions: list[Description],
             pairs: list[tuple[int, int]]) -> dict[str, list[ExecutionResult]]:
@@ -141,8 +142,7 @@ class SourceSide:
             for seed, attempt in pairs:
                 plan.add(configuration, task, desc, seed, attempt)
         items = plan.unique()
-        new = execute_plan(items, self.store, self.run_id, self.backend, self.backend_name, self.concurrency,
-                           api_base_for=self._api_base_for)
+        new = self.context.execute(items)
         self.executed += len(new)
         self.cost_usd += sum(r.cost.usd or 0.0 for r in new)
         by_sha: dict[str, list[ExecutionResult]] = {}
@@ -152,13 +152,6 @@ class SourceSide:
             by_sha.setdefault(item.description.sha256, []).append(result)
         return by_sha
 
-    def _api_base_for(self, item: Any) -> str | None:
-        if self.stub_url and item.configuration.simulated:
-            from matchmeter.llm.sim import sim_api_base
-
-            return sim_api_base(self.stub_url, item.task.id, item.seed)
-        return None
-
 
 def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: Any, judge: Any, *,
                 n: int, votes: int, knowledge: ReferenceKnowledge) -> UnitState:
@@ -167,12 +160,8 @@ def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, r
     originals = source.original_results(src, task.id)
     attempt = render_attempt(source.trajectory(src, originals[0]), originals[0])
     outcome = request_candidates(rewriter, task_id=task.id, source=src, original=original, attempt=attempt, n=n)
-    verdicts, earlier = [], []
-    for cand in outcome.candidates:
-        verdicts.append(gate_candidate(candidate_id=cand.candidate_id, task_id=task.id, source=src,
-                                       original=original, candidate=cand.text, knowledge=knowledge,
-                                       earlier=earlier, judge=judge, votes=votes))
-        earlier.append((cand.candidate_id, cand.text))
+    verdicts = gate_candidates([(c.candidate_id, c.text) for c in outcome.candidates], task_id=task.id, source=src,
+                               original=original, knowledge=knowledge, judge=judge, votes=votes)
     eligible = [c for c, v in zip(outcome.candidates, verdicts, strict=True) if v.passed]
     original_score = score(originals)
     if not eligible:

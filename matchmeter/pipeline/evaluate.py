@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field
 from matchmeter import __version__
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
+from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.run import preflight, price_table_digest, price_table_id, prune_leftovers, run_planned
 from matchmeter.runner.store import RunStore, atomic_write_text
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
@@ -152,11 +152,9 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     frozen = load_frozen(Path(request.descriptions))
     tasks = _tasks_of(frozen, request)
     units = plan_units(frozen, tasks, request.targets, request.conditions)
-    backend = preflight(request.backend, request.targets, tasks)
-    store = RunStore(Path(request.out))
-    store.claim()
-    run_id, all_targets = _bind(store, request, frozen, tasks)
-    prune_leftovers(request.backend, run_id)
+    checked = RunSpec(out=Path(request.out), backend=request.backend, configurations=request.targets, tasks=tasks,
+                      task_dirs=[Path(p) for p in request.tasks], concurrency=request.concurrency,
+                      progress=progress).preflight()
     by_id = {t.id: t for t in tasks}
     targets = {t.id: t for t in request.targets}
     plan = ExecutionPlan()
@@ -165,10 +163,18 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
             for attempt in range(request.attempts):
                 plan.add(targets[unit.configuration_id], by_id[unit.task_id], unit.description, seed, attempt)
     items = plan.unique()
-    reused = adopt_executions(store, [Path(r) for r in request.reuse], {i.key for i in items})
-    results = run_planned(items, store, run_id, backend, request.backend, request.targets,
-                          [Path(p) for p in request.tasks], request.concurrency, progress)
-    table = write_conditions_table(store, plan_units(frozen, tasks, all_targets, request.conditions))
+    bound: list[Binding] = []
+
+    def bind(store: RunStore) -> str:
+        bound.append(_bind(store, request, frozen, tasks))
+        return bound[0].run_id
+
+    with checked.open(bind) as ctx:
+        store = ctx.store
+        reused = adopt_executions(store, [Path(r) for r in request.reuse], {i.key for i in items})
+        results = ctx.execute(items)
+    store.rebuild_table()
+    table = write_conditions_table(store, plan_units(frozen, tasks, bound[0].targets, request.conditions))
     calls, hits = record_lm_counts(store, [r.execution_key for r in results])
     return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
                              skipped=len(items) - len(results), adopted=reused, units=len(units),

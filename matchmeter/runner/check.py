@@ -7,13 +7,13 @@ directory, so a task that passes here behaves the same under `matchmeter run`.
 from __future__ import annotations
 
 import tempfile
+import uuid
 from pathlib import Path
 from typing import NamedTuple
 
-from matchmeter.runner.executor import execute_plan, plan_cross_product
+from matchmeter.runner.context import RunSpec
+from matchmeter.runner.executor import plan_cross_product
 from matchmeter.runner.run import configuration_from_flags
-from matchmeter.runner.sandbox import get_backend
-from matchmeter.runner.store import RunStore
 from matchmeter.schema import Description, ExecutionResult
 
 
@@ -35,13 +35,14 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
     from matchmeter.tasks.loader import load_tasks
 
     tasks = load_tasks(paths, only=only)
-    sandbox_backend = get_backend(backend)
-    sandbox_backend.preflight()
     configs = [configuration_from_flags("oracle", None), configuration_from_flags("nop", None)]
     plan = plan_cross_product(configs, tasks, lambda t: [Description.original(t)], range(seeds), 1).unique()
     with tempfile.TemporaryDirectory(prefix="mm-check-") as tmp:
-        store = RunStore(out or Path(tmp) / "check")
-        results = execute_plan(plan, store, "tasks-check", sandbox_backend, backend, concurrency)
+        checked = RunSpec(out=out or Path(tmp) / "check", backend=backend, configurations=configs, tasks=tasks,
+                          task_dirs=paths, concurrency=concurrency, announce_errors=False).preflight()
+        # A run id of its own: leftovers are pruned by run id, and another `tasks check` may be running.
+        with checked.open(lambda _store: f"tasks-check-{uuid.uuid4().hex[:8]}") as ctx:
+            results = ctx.execute(plan)
     by_key = {(r.task_id, r.seed, r.configuration_id): r for r in results}
     return [CheckRow(t.id, s, by_key[(t.id, s, "oracle")], by_key[(t.id, s, "nop")])
             for t in tasks for s in range(seeds)]

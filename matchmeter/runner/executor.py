@@ -94,7 +94,6 @@ class _Shared:
     store: RunStore
     run_id: str
     backend: SandboxBackend
-    backend_name: str
     api_base_for: ApiBaseFor
     allow_incompatible: bool
     spend_ledger: RunLedger | None
@@ -112,7 +111,7 @@ def _run_one(item: PlannedExecution, shared: _Shared) -> ExecutionResult:
         outcome = run_trial(TrialRequest(
             run_id=shared.run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=shared.backend,
-            backend_name=shared.backend_name, logs_dir=staging / "logs", api_base=shared.api_base_for(item),
+            logs_dir=staging / "logs", api_base=shared.api_base_for(item),
             allow_incompatible=shared.allow_incompatible, spend_ledger=shared.spend_ledger, scope=shared.scope,
             gateway=shared.gateway,
         ))
@@ -152,7 +151,6 @@ def execute_plan(
     store: RunStore,
     run_id: str,
     backend: SandboxBackend,
-    backend_name: str,
     concurrency: int = 1,
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
@@ -175,7 +173,7 @@ def execute_plan(
     cap_reached: SpendCapReached | None = None
     with run_gateway(todo, spend_ledger) as gateway, \
             ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
-        shared = _Shared(store, run_id, backend, backend_name, api_base_for or (lambda _item: None),
+        shared = _Shared(store, run_id, backend, api_base_for or (lambda _item: None),
                          allow_incompatible, spend_ledger, scope, gateway)
         pending: set[Future[ExecutionResult]] = set()
         queue = iter(todo)

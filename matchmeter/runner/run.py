@@ -7,9 +7,7 @@ their duration and are labelled SIMULATED in the manifest and in every result.
 
 from __future__ import annotations
 
-import contextlib
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +15,9 @@ from pydantic import BaseModel, Field
 
 from matchmeter import __version__
 from matchmeter.errors import SpendCapReached, UserError
-from matchmeter.llm.meter import RunLedger
-from matchmeter.runner.agents import get_agent
-from matchmeter.runner.endpoints import (
-    INFRA_FAILURES,
-    announce_first_errors,
-    model_endpoints,
-    preflight_models,
-    record_lm_counts,
-    retire_failures,
-)
-from matchmeter.runner.executor import PlannedExecution, execute_plan, plan_cross_product
-from matchmeter.runner.sandbox import SandboxBackend, get_backend
+from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
+from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts, retire_failures
+from matchmeter.runner.executor import plan_cross_product
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
 
@@ -89,19 +78,6 @@ def configuration_from_flags(agent: str, model: str | None, *, transport: str = 
     })
 
 
-def price_table_id(prices: str | None = None) -> str:
-    """Id of the dated price table every cost in a run is computed with (recorded in the manifest)."""
-    from matchmeter.llm.pricing import PriceTable
-
-    return PriceTable.load(overrides=prices).table_id
-
-
-def price_table_digest(prices: str | None = None) -> str:
-    from matchmeter.llm.pricing import PriceTable
-
-    return PriceTable.load(overrides=prices).digest
-
-
 def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunManifest:
     return RunManifest(
         price_table_id=price_table_id(request.prices), price_table_digest=price_table_digest(request.prices),
@@ -113,9 +89,8 @@ def _manifest(request: RunRequest, tasks: list[TaskSpec], run_id: str) -> RunMan
     )
 
 
-def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, str]:
-    store = RunStore(Path(request.out))
-    store.claim()
+def _bind_store(store: RunStore, request: RunRequest, tasks: list[TaskSpec]) -> str:
+    """A new directory gets the manifest; a stored one must be resumed with the same request."""
     if store.exists():
         if not request.resume:
             raise UserError("run directory already holds a run", str(store.root),
@@ -125,11 +100,11 @@ def _open_store(request: RunRequest, tasks: list[TaskSpec]) -> tuple[RunStore, s
         if _what_runs(old.request) != _what_runs(new.request) or old.task_digests != new.task_digests:
             raise UserError("--resume asks for a different run than the one stored", str(store.manifest_path),
                             "repeat the original flags, or choose another --out")
-        return store, old.run_id
+        return old.run_id
     run_id = f"{Path(request.out).name}-{uuid.uuid4().hex[:8]}"
     store.root.mkdir(parents=True, exist_ok=True)
     store.write_manifest(_manifest(request, tasks, run_id))
-    return store, run_id
+    return run_id
 
 
 # Request fields that change how a run proceeds, not what it executes: a resume may change them.
@@ -143,18 +118,6 @@ def _what_runs(request: dict) -> dict:  # type: ignore[type-arg]
     return what
 
 
-@contextlib.contextmanager
-def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path]) -> Iterator[str | None]:
-    """Start the loopback stub server when any configuration uses a `sim/` model; yield its URL."""
-    if not any(c.simulated for c in configurations):
-        yield None
-        return
-    from matchmeter.llm.stub_server import serve_sim
-
-    with serve_sim(tasks_dirs) as url:
-        yield url
-
-
 def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     """Plan, (re)run what is missing, rebuild results.parquet."""
     from matchmeter.tasks.loader import builtin_probes_dir, builtin_suite_dir, load_tasks
@@ -164,106 +127,24 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     if request.with_probes:
         tasks += load_tasks([builtin_probes_dir()])
         task_paths = [*(task_paths or [builtin_suite_dir()]), builtin_probes_dir()]
-    backend = preflight(request.backend, request.configurations, tasks)
-    store, run_id = _open_store(request, tasks)
-    prune_leftovers(request.backend, run_id)  # what a kill -9 of an earlier process of this run left behind
+    checked = RunSpec(
+        out=Path(request.out), backend=request.backend, configurations=request.configurations, tasks=tasks,
+        task_dirs=task_paths, concurrency=request.concurrency, progress=progress,
+        allow_incompatible=request.allow_incompatible, spend_cap_usd=request.spend_cap_usd,
+    ).preflight()
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()
-    retried = retire_failures(store, {p.key for p in plan}, request.retry_failed, request.resume)
-    try:
-        results = run_planned(plan, store, run_id, backend, request.backend, request.configurations, task_paths,
-                              request.concurrency, progress, allow_incompatible=request.allow_incompatible,
-                              spend_ledger=_spend_ledger(store, request.spend_cap_usd))
-    except SpendCapReached as exc:
-        store.rebuild_table()
-        left = len(plan) - len(store.finished_keys() & {p.key for p in plan})
-        raise UserError(f"{exc}; {left} of {len(plan)} executions not run yet", str(store.root),
-                        "resume with --resume and a higher --spend-cap") from exc
+    with checked.open(lambda store: _bind_store(store, request, tasks)) as ctx:
+        store = ctx.store
+        retried = retire_failures(store, {p.key for p in plan}, request.retry_failed, request.resume)
+        try:
+            results = ctx.execute(plan)
+        except SpendCapReached as exc:
+            store.rebuild_table()
+            left = len(plan) - len(store.finished_keys() & {p.key for p in plan})
+            raise UserError(f"{exc}; {left} of {len(plan)} executions not run yet", str(store.root),
+                            "resume with --resume and a higher --spend-cap") from exc
+    store.rebuild_table()
     calls, hits = record_lm_counts(store, [r.execution_key for r in results])
     return RunSummary(run_dir=str(store.root), planned=len(plan), skipped=len(plan) - len(results),
                       executed=len(results), retried=retried, lm_calls=calls, lm_cache_hits=hits, results=results)
-
-
-def preflight(backend_name: str, configurations: list[Configuration], tasks: list[TaskSpec]) -> SandboxBackend:
-    """The backend, checked; every agent instantiated once so unknown agents or bad options fail before
-    anything is stored."""
-    backend = get_backend(backend_name)
-    backend.preflight()
-    for configuration in configurations:
-        get_agent(configuration, tasks[0])
-    preflight_models(model_endpoints(configurations))
-    return backend
-
-
-def run_planned(items: list[PlannedExecution], store: RunStore, run_id: str, backend: SandboxBackend,
-                backend_name: str, configurations: list[Configuration], task_paths: list[Path], concurrency: int,
-                progress: bool, **options: Any) -> list[ExecutionResult]:
-    """Run the unfinished items (with the sim stub when needed and a progress bar); rebuild the table."""
-    from matchmeter.tasks.loader import builtin_suite_dir
-
-    finished = store.finished_keys()
-    with sim_environment(configurations, task_paths or [builtin_suite_dir()]) as stub_url, \
-            progress_bar(progress, len(items), len([i for i in items if i.key in finished])) as on_result:
-        results = execute_plan(items, store, run_id, backend, backend_name, concurrency,
-                               api_base_for=api_base_resolver(stub_url),
-                               on_result=announce_first_errors(on_result), **options)
-    store.rebuild_table()
-    return results
-
-
-def _spend_ledger(store: RunStore, cap_usd: float | None) -> RunLedger | None:
-    """The run's spend ledger (runs/<id>/spend.json): survives restarts, so a resumed run keeps its total."""
-    if cap_usd is None:
-        return None
-    from matchmeter.llm.spend import SpendLedger
-
-    return SpendLedger(store.root / "spend.json", cap_usd)
-
-
-def prune_leftovers(backend: str, run_id: str) -> None:
-    """Remove what a killed earlier process of this run left: containers, temp workspaces, local processes.
-
-    Sandboxes are labelled with the run id, so only this run's leftovers are touched.
-    """
-    from matchmeter.runner.sandbox import policy
-
-    if backend == "local":
-        from matchmeter.runner.sandbox.local import prune_processes
-
-        prune_processes(run_id)
-    policy.prune_workspaces(run_id)
-    if backend == "docker":
-        from matchmeter.runner.sandbox.baseimage import prune
-
-        prune(label=run_id)
-
-
-def api_base_resolver(stub_url: str | None):  # type: ignore[no-untyped-def]
-    """Sim models learn their task from the endpoint path: /sim/<task>/<seed>/v1 on the stub server."""
-
-    def api_base_for(item: PlannedExecution) -> str | None:
-        if stub_url and item.configuration.simulated:
-            from matchmeter.llm.sim import sim_api_base
-
-            return sim_api_base(stub_url, item.task.id, item.seed)
-        return None
-
-    return api_base_for
-
-
-@contextlib.contextmanager
-def progress_bar(enabled: bool, total: int, done: int) -> Iterator:  # type: ignore[type-arg]
-    if not enabled:
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.fields[last]}")) as bar:
-        tid = bar.add_task("executions", total=total, completed=done, last="")
-
-        def on_result(result: ExecutionResult) -> None:
-            cost = "n/a" if result.cost.usd is None else f"${result.cost.usd:.4f}"
-            bar.update(tid, advance=1, last=f"{result.task_id} r={result.reward:.2f} {cost}")
-
-        yield on_result

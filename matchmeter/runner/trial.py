@@ -5,9 +5,12 @@ deadline) → **restart the sandbox: every process the agent started is killed (
 $MM_TESTS and $MM_LOGS are fresh** → snapshot again → copy tests into the fresh tests dir → verify
 (graded reward from weighted subgoals) → **halt: every process the verifier started is killed** → read
 the verdict → safety diff and deductions → anti-gaming checks → result → destroy. Nothing the agent
-left running can touch the tests, the verdict or the "after" snapshot. Every exception is recorded
-into the result as a failure mode; none escapes except KeyboardInterrupt and SpendCapReached (after
-cleanup), and a cancelled trial's result is not stored (the executor drops it).
+left running can touch the tests, the verdict or the "after" snapshot.
+
+Exceptions: every `Exception` raised in a phase becomes the result's failure mode (a MatchmeterError its
+own, anything else infra_error with its traceback). Only KeyboardInterrupt and SpendCapReached escape
+run_trial, after cleanup (gateway token revoked, sandbox destroyed): neither is a result, the execution
+reruns on resume. A trial cancelled by Ctrl-C is dropped by the executor, not stored.
 
 Budget and deadline failures score 0 (the agent did not finish within what every configuration was
 given); the verifier still runs so `raw_verifier_reward` shows what state the agent left.
@@ -68,8 +71,7 @@ class TrialRequest:
     description: Description
     seed: int
     attempt: int
-    backend: SandboxBackend
-    backend_name: str
+    backend: SandboxBackend  # knows its name: the result records backend.name
     logs_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
@@ -281,7 +283,8 @@ def _read_probe(sandbox: Sandbox, logs: str) -> bool:
 
 
 def run_trial(req: TrialRequest) -> TrialOutcome:
-    """Run one execution and return its result; raises only KeyboardInterrupt and SpendCapReached."""
+    """Run one execution and return its result. Raises only KeyboardInterrupt and SpendCapReached (after
+    cleanup); every other Exception is recorded as the result's failure mode (see the module docstring)."""
     task, config = req.task, req.configuration
     phases = _Phases()
     result = ExecutionResult(
@@ -289,7 +292,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         task_id=task.id, task_digest=task.digest, source_family=task.source_family, difficulty=task.difficulty,
         description_sha256=req.description.sha256, description_origin=req.description.origin,
         description_source=req.description.source_configuration, seed=req.seed, attempt=req.attempt,
-        backend=req.backend_name, simulated=config.simulated,
+        backend=req.backend.name, simulated=config.simulated,
     )
     trajectory = Trajectory(agent=config.agent.name, model=config.model, simulated=config.simulated)
     live: _Live | None = None

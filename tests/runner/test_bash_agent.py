@@ -73,7 +73,7 @@ def _trial(tmp_path: Path, task_dir: Path, model: str, *, options=None, seed: in
     desc = Description.original(task)
     key = execution_key(config.digest(), task.digest, desc.sha256, seed, 0)
     return run_trial(TrialRequest(run_id="t", execution_key=key, configuration=config, task=task, description=desc,
-                                  seed=seed, attempt=0, backend=get_backend("local"), backend_name="local",
+                                  seed=seed, attempt=0, backend=get_backend("local"),
                                   logs_dir=tmp_path / "logs" / key, api_base=api_base))
 
 

@@ -33,7 +33,7 @@ def _trial(tmp_path: Path, backend: str, agent: str, task_dir: Path, commands: l
     desc = Description.original(task)
     key = execution_key(config.digest(), task.digest, desc.sha256, seed, 0)
     return run_trial(TrialRequest(run_id="t", execution_key=key, configuration=config, task=task, description=desc,
-                                  seed=seed, attempt=0, backend=get_backend(backend), backend_name=backend,
+                                  seed=seed, attempt=0, backend=get_backend(backend),
                                   logs_dir=tmp_path / "logs" / key))
 
 

@@ -122,7 +122,7 @@ def test_checks_on_bwrap(tmp_path):
         for seed in SEEDS:
             plan.add(oracle, task, Description.original(task), seed, 0)
             cases[plan.items[-1].key] = (task_id, kind, f"{script} seed {seed}")
-    results = execute_plan(plan.unique(), RunStore(tmp_path / "run"), "checks", backend, "bwrap", 2)
+    results = execute_plan(plan.unique(), RunStore(tmp_path / "run"), "checks", backend, 2)
     assert {r.execution_key for r in results} == set(cases)
     failures = []
     for result in results:

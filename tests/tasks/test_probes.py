@@ -67,7 +67,7 @@ def _trial(tmp_path: Path, backend: str, agent: str, task_dir: Path, commands: l
     logs = tmp_path / "logs" / f"{key}-{len(list(tmp_path.glob('logs/*')))}"
     outcome = run_trial(TrialRequest(run_id="probe-test", execution_key=key, configuration=config, task=task,
                                      description=desc, seed=seed, attempt=0, backend=get_backend(backend),
-                                     backend_name=backend, logs_dir=logs))
+                                     logs_dir=logs))
     log = logs / "verifier.log"
     return outcome.result, log.read_text() if log.is_file() else ""
 

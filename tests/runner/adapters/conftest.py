@@ -65,6 +65,6 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
         outcome = run_trial(TrialRequest(
             run_id="adapters-test", execution_key=f"k-{agent}", configuration=config, task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            backend_name=backend, logs_dir=logs, allow_incompatible=allow_incompatible,
+            logs_dir=logs, allow_incompatible=allow_incompatible,
         ))
         return LiveRun(outcome, stub.stats.to_json(), logs)

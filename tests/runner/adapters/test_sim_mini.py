@@ -59,7 +59,7 @@ def test_mini_follows_the_sim_plan_and_accounts_the_stub_usage(clis, tmp_path, p
     with StubServer(tasks={task.id: task}) as stub:
         outcome = run_trial(TrialRequest(
             run_id="sim-mini", execution_key=f"k-{persona}", configuration=config, task=task,
-            description=description, seed=seed, attempt=0, backend=get_backend("bwrap"), backend_name="bwrap",
+            description=description, seed=seed, attempt=0, backend=get_backend("bwrap"),
             logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, seed)))
         stats = stub.stats.to_json()
     result, trajectory = outcome.result, outcome.trajectory
