@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -148,6 +149,59 @@ class LMClient:
             self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
                                  "usage_reported": usage_reported})
         log.debug("lm call model=%s tokens=%d cost=%s", self.model, tokens.total, cost.usd)
+        return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
+                       new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started)
+
+    def stream(self, messages: list[dict[str, Any]], on_delta: Callable[[str, str | None], None], *,
+               timeout_s: float | None = None, **sampling: Any) -> LMReply:
+        """`complete`, streamed: each text delta goes to `on_delta(text, reported_model)` as the upstream sends it.
+
+        Same cache key, spend cap and pricing as `complete` (a streamed and a plain request for the same
+        conversation share one cache entry); a hit is delivered as one delta. Usage is read from the final
+        chunk (`stream_options.include_usage` is asked upstream). Retries cover opening the stream only:
+        once a delta went out, a broken stream raises AgentError and nothing is cached.
+        """
+        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
+                        self.served)
+        if self.cache is not None:
+            record = self.cache.get(key)
+            if record is not None:
+                self.stats.hits += 1
+                tokens = TokenUsage(**record["tokens"])
+                on_delta(record["text"], record.get("reported_model"))
+                return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
+                               tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
+                               new_spend_usd=0.0, cache_hit=True)
+        self.stats.misses += 1
+        self.spend.check()
+        started, t0 = utcnow(), time.monotonic()
+        chunks = self._call_with_retries(messages, {**sampling, "stream": True,
+                                                    "stream_options": {"include_usage": True}},
+                                         timeout_s or self.timeout_s)
+        parts: list[str] = []
+        reported: str | None = None
+        usage: Any = None
+        try:
+            for chunk in chunks:
+                reported = reported or (str(_get(chunk, "model")) if _get(chunk, "model") else None)
+                usage = _get(chunk, "usage") or usage
+                for choice in _get(chunk, "choices") or []:
+                    delta = _get(_get(choice, "delta"), "content")
+                    if delta:
+                        parts.append(delta)
+                        on_delta(delta, reported)
+        except Exception as exc:
+            raise AgentError(f"model {self.model}: the stream broke off after {len(parts)} deltas: "
+                             f"{type(exc).__name__}: {_short(exc)}") from None
+        text = "".join(parts)
+        # litellm stamps its chunks with the requested model; the upstream's own name is kept aside.
+        reported = getattr(chunks, "_provider_response_model", None) or reported
+        tokens, usage_reported = usage_tokens(usage)
+        cost = self._price(tokens, usage_reported)
+        self.spend.charge(cost.usd)
+        if self.cache is not None:
+            self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
+                                 "usage_reported": usage_reported})
         return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
                        new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started)
 
@@ -308,12 +362,17 @@ def parse_response(response: Any, model: str) -> tuple[str, str | None, TokenUsa
     text = _get(message, "content")
     if text is not None and not isinstance(text, str):
         raise AgentError(f"malformed reply from model {model}: message content is {type(text).__name__}, not text")
-    usage = _get(response, "usage")
+    tokens, usage_reported = usage_tokens(_get(response, "usage"))
+    reported = _get(response, "model")
+    return text or "", (str(reported) if reported else None), tokens, usage_reported
+
+
+def usage_tokens(usage: Any) -> tuple[TokenUsage, bool]:
+    """An OpenAI-shaped `usage` split into token classes, and whether any usage was reported."""
     prompt = int(_get(usage, "prompt_tokens") or 0)
     completion = int(_get(usage, "completion_tokens") or 0)
     cached = int(_get(_get(usage, "prompt_tokens_details"), "cached_tokens") or 0)
     reasoning = int(_get(_get(usage, "completion_tokens_details"), "reasoning_tokens") or 0)
     tokens = TokenUsage(input=max(prompt - cached, 0), cached_input=min(cached, prompt),
                         output=max(completion - reasoning, 0), reasoning=min(reasoning, completion))
-    reported = _get(response, "model")
-    return text or "", (str(reported) if reported else None), tokens, usage is not None and prompt + completion > 0
+    return tokens, usage is not None and prompt + completion > 0

@@ -1,9 +1,12 @@
 """The model gateway: one metered door between every agent and its model.
 
-An aiohttp server in the harness speaks the OpenAI chat API (`POST /v1/chat/completions`, JSON or
-SSE) and the Anthropic messages API (`POST /v1/messages`, JSON or SSE) on a Unix socket (bind-mounted
-into sandboxes, reached there through runner/sandbox/egress_forwarder.py) and, optionally, on a
-loopback TCP port (the harness-side bash agent, tests, benchmarks).
+An aiohttp server in the harness speaks, each as JSON or server-sent events, the OpenAI chat API
+(`POST /v1/chat/completions`), the OpenAI Responses API (`POST /v1/responses`), the Anthropic messages
+API (`POST /v1/messages`) and the Gemini API (`POST /v1beta/models/{model}:generateContent` and
+`:streamGenerateContent`) on a Unix socket (bind-mounted into sandboxes, reached there through
+runner/sandbox/egress_forwarder.py) and, optionally, on a loopback TCP port (the harness-side bash
+agent, tests, benchmarks). A streamed request is streamed upstream too: each delta is written to the
+agent as it arrives (`LMClient.stream`), and the usage of the final upstream chunk is metered.
 
 Each execution gets a `GatewaySession`: a random token (what the sandbox holds instead of a provider
 key), the upstream it is routed to (the configured model and api_base; the provider key is read by
@@ -23,14 +26,18 @@ import asyncio
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapReached, UserError
-from matchmeter.llm import gateway_wire as wire
+from matchmeter.llm.gateway_wire import AnthropicWire, OpenAIChatWire, Wire
+from matchmeter.llm.gateway_wire_gemini import GeminiWire
+from matchmeter.llm.gateway_wire_responses import ResponsesWire
 from matchmeter.llm.meter import ExecutionBudget, ExecutionMeter, GatewayCall, RunLedger
 from matchmeter.llm.tokens import count_prompt_tokens
 from matchmeter.schema import utcnow
@@ -66,6 +73,11 @@ class Outcome(NamedTuple):
     call: GatewayCall
 
 
+class Delta(NamedTuple):
+    text: str
+    model: str | None  # the model the upstream says is answering, when it said so
+
+
 ERROR_STATUS: dict[str, int] = {"budget_exceeded": 402, "spend_cap_reached": 402, "upstream_error": 502,
                                 "upstream_unavailable": 503, "gateway_misconfigured": 500}
 
@@ -90,8 +102,11 @@ class GatewaySession:
                                           wait_max_s=max(up.retry_wait_s * 8, 0.0)))
 
     def forward(self, api: str, model_asked: str | None, messages: list[dict[str, Any]], sampling: dict[str, Any],
-                stream: bool) -> Outcome:
-        """Admit, call upstream, meter. Never raises for a model or budget failure: it becomes the Outcome."""
+                on_delta: Callable[[str, str | None], None] | None = None) -> Outcome:
+        """Admit, call upstream (streamed to `on_delta` when given), meter. Never raises for a model or
+        budget failure: it becomes the Outcome. A streamed reply that crosses a budget is metered when
+        it ends, like a plain one: the crossing is kept and later calls are refused."""
+        stream = on_delta is not None
         started, t0 = utcnow(), time.monotonic()
         call = GatewayCall(index=0, execution_id=self.execution_id, api=api, stream=stream,  # type: ignore[arg-type]
                            model_asked=model_asked, model_routed=self.upstream.model, started_at=started)
@@ -99,7 +114,10 @@ class GatewaySession:
         kind, message, reply = "ok", "", None
         try:
             self.meter.admit(count_prompt_tokens(messages))
-            reply = self.client.complete(messages, **sampling)
+            if on_delta is None:
+                reply = self.client.complete(messages, **sampling)
+            else:
+                reply = self.client.stream(messages, on_delta, **sampling)
         except BudgetExceeded as exc:
             kind, message = "budget_exceeded", f"matchmeter gateway refused the call: {exc}"
         except SpendCapReached as exc:
@@ -180,7 +198,9 @@ class Gateway:
 
     def _session_for(self, request: web.Request) -> GatewaySession | None:
         auth = request.headers.get("Authorization", "")
-        token = auth[7:].strip() if auth.lower().startswith("bearer ") else request.headers.get("x-api-key", "")
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else (
+            request.headers.get("x-api-key") or request.headers.get("x-goog-api-key")  # Anthropic, Gemini
+            or request.query.get("key", ""))  # Gemini clients may pass the key as ?key=
         with self._lock:
             return self._sessions.get(token)
 
@@ -250,77 +270,108 @@ class Gateway:
     def _app(self) -> web.Application:
         from aiohttp import web
 
+        chat, messages, responses = (partial(self._handle, wire=w) for w in (OpenAIChatWire(), AnthropicWire(),
+                                                                              ResponsesWire()))
         app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.add_routes([web.post("/v1/chat/completions", self._openai), web.post("/chat/completions", self._openai),
-                        web.post("/v1/messages", self._anthropic), web.get("/v1/models", self._models),
-                        web.get("/models", self._models)])
+        app.add_routes([web.post("/v1/chat/completions", chat), web.post("/chat/completions", chat),
+                        web.post("/v1/responses", responses), web.post("/responses", responses),
+                        web.post("/v1/messages", messages),
+                        web.post("/v1beta/models/{target}", self._gemini), web.post("/v1/models/{target}", self._gemini),
+                        web.get("/v1/models", self._models), web.get("/models", self._models)])
         return app
 
-    async def _read(self, request: web.Request, anthropic: bool) -> tuple[GatewaySession, dict[str, Any]] | web.Response:
+    async def _gemini(self, request: web.Request) -> web.StreamResponse:
         from aiohttp import web
 
-        error = wire.anthropic_error if anthropic else wire.openai_error
+        model, _, method = request.match_info["target"].partition(":")
+        if method not in ("generateContent", "streamGenerateContent"):
+            wire = GeminiWire(model, False)
+            return web.json_response(wire.error(f"the matchmeter gateway does not serve :{method}",
+                                                "invalid_request_error", 404), status=404)
+        return await self._handle(request, GeminiWire(model, method == "streamGenerateContent"))
+
+    async def _handle(self, request: web.Request, wire: Wire) -> web.StreamResponse:
+        from aiohttp import web
+
         session = self._session_for(request)
         if session is None:
-            return web.json_response(error("unknown or revoked matchmeter gateway token", "authentication_error"),
-                                     status=401)
+            return web.json_response(wire.error("unknown or revoked matchmeter gateway token", "authentication_error",
+                                                401), status=401)
         try:
             body = await request.json()
         except ValueError:
             body = None
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return web.json_response(error("request body must be a JSON object with a `messages` list",
-                                           "invalid_request_error"), status=400)
-        return session, body
-
-    async def _openai(self, request: web.Request) -> web.StreamResponse:
-        read = await self._read(request, anthropic=False)
-        if not isinstance(read, tuple):
-            return read
-        session, body = read
-        stream = bool(body.get("stream"))
-        outcome = await self._forward(session, "openai", body.get("model"), body["messages"],
-                                      wire.openai_sampling(body), stream)
-        return await self._answer(request, outcome, stream, anthropic=False)
-
-    async def _anthropic(self, request: web.Request) -> web.StreamResponse:
-        from aiohttp import web
-
-        read = await self._read(request, anthropic=True)
-        if not isinstance(read, tuple):
-            return read
-        session, body = read
         try:
-            messages, sampling = wire.anthropic_to_openai(body)
+            if not isinstance(body, dict):
+                raise ValueError("request body must be a JSON object")
+            parsed = wire.parse(body)
         except ValueError as exc:
-            return web.json_response(wire.anthropic_error(str(exc), "invalid_request_error"), status=400)
-        stream = bool(body.get("stream"))
-        outcome = await self._forward(session, "anthropic", body.get("model"), messages, sampling, stream)
-        return await self._answer(request, outcome, stream, anthropic=True)
-
-    async def _forward(self, session: GatewaySession, api: str, model: Any, messages: list[dict[str, Any]],
-                       sampling: dict[str, Any], stream: bool) -> Outcome:
+            return web.json_response(wire.error(str(exc), "invalid_request_error", 400), status=400)
         loop = asyncio.get_running_loop()
-        asked = str(model) if model is not None else None
-        return await loop.run_in_executor(self._pool, session.forward, api, asked, messages, sampling, stream)
+        if not parsed.stream:
+            outcome = await loop.run_in_executor(self._pool, session.forward, wire.name, parsed.model,
+                                                 parsed.messages, parsed.sampling)
+            if outcome.reply is None:
+                return web.json_response(wire.error(outcome.message, outcome.kind, outcome.status),
+                                         status=outcome.status)
+            call = outcome.call
+            return web.json_response(wire.reply(outcome.reply.text, call.model_answered or call.model_routed,
+                                                outcome.reply.tokens, call_meta(call)))
+        return await self._stream(request, session, wire, parsed.model, parsed.messages, parsed.sampling)
 
-    async def _answer(self, request: web.Request, outcome: Outcome, stream: bool, anthropic: bool) -> web.StreamResponse:
+    async def _stream(self, request: web.Request, session: GatewaySession, wire: Wire, model: str | None,
+                      messages: list[dict[str, Any]], sampling: dict[str, Any]) -> web.StreamResponse:
+        """Relay upstream deltas as they come. The HTTP status is chosen at the first delta or at the end,
+        so a refusal or an upstream failure before any text is a plain JSON error with its status."""
         from aiohttp import web
 
-        if outcome.reply is None:
-            error = wire.anthropic_error if anthropic else wire.openai_error
-            return web.json_response(error(outcome.message, outcome.kind), status=outcome.status)
-        reply, call = outcome.reply, outcome.call
-        model, meta = call.model_answered or call.model_routed, call_meta(call)
-        if not stream:
-            build = wire.anthropic_reply if anthropic else wire.openai_reply
-            return web.json_response(build(reply.text, model, reply.tokens, meta))
-        events = (wire.anthropic_stream if anthropic else wire.openai_stream)(reply.text, model, reply.tokens, meta)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Delta | Outcome | BaseException] = asyncio.Queue()
+
+        def on_delta(text: str, answered: str | None) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, Delta(text, answered))
+
+        def work() -> None:
+            result: Outcome | BaseException
+            try:
+                result = session.forward(wire.name, model, messages, sampling, on_delta)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the handler
+                result = exc
+            loop.call_soon_threadsafe(queue.put_nowait, result)
+
+        loop.run_in_executor(self._pool, work)
+        encoder, response = wire.encoder(), None
+        while True:
+            item = await queue.get()
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, Delta):
+                if response is None:
+                    response = await self._open_stream(request)
+                    await _write(response, encoder.start(item.model or session.upstream.model))
+                await _write(response, encoder.delta(item.text))
+                continue
+            outcome, call = item, item.call
+            if outcome.reply is None and response is None:
+                return web.json_response(wire.error(outcome.message, outcome.kind, outcome.status),
+                                         status=outcome.status)
+            if response is None:  # a reply with no text at all
+                response = await self._open_stream(request)
+                await _write(response, encoder.start(call.model_answered or call.model_routed))
+            if outcome.reply is None:
+                await _write(response, encoder.error(outcome.message, outcome.kind))
+            else:
+                await _write(response, encoder.finish(call.model_answered or call.model_routed,
+                                                      outcome.reply.tokens, call_meta(call)))
+            await response.write_eof()
+            return response
+
+    @staticmethod
+    async def _open_stream(request: web.Request) -> web.StreamResponse:
+        from aiohttp import web
+
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        for event in events:
-            await response.write(event)
-        await response.write_eof()
         return response
 
     async def _models(self, request: web.Request) -> web.Response:
@@ -328,10 +379,15 @@ class Gateway:
 
         session = self._session_for(request)
         if session is None:
-            return web.json_response(wire.openai_error("unknown or revoked matchmeter gateway token",
-                                                       "authentication_error"), status=401)
+            return web.json_response(OpenAIChatWire().error("unknown or revoked matchmeter gateway token",
+                                                            "authentication_error", 401), status=401)
         return web.json_response({"object": "list", "data": [{"id": session.upstream.model, "object": "model",
                                                               "owned_by": "matchmeter-gateway"}]})
+
+
+async def _write(response: web.StreamResponse, events: list[bytes]) -> None:
+    for event in events:
+        await response.write(event)
 
 
 def with_suppressed_unlink(path: Path) -> None:

@@ -1,10 +1,13 @@
-"""Wire formats of the gateway: OpenAI chat completions and Anthropic messages, in and out.
+"""Wire formats of the gateway, shared shape, plus OpenAI chat completions and Anthropic messages.
 
-The gateway forwards every request as one non-streaming OpenAI-style chat call through `LMClient`
-(so cache, retries and pricing are the client's) and answers in the agent's protocol. A streaming
-request is answered as server-sent events carrying the whole reply: the agent sees the event sequence
-its SDK expects, and the usage event carries the metered tokens. Only text content is carried; tool
-definitions and tool calls are not forwarded (the client returns text only).
+Every protocol the gateway speaks is a `Wire`: it turns the agent's request into OpenAI-style chat
+messages and sampling parameters (what `LMClient` takes), builds the JSON reply and error bodies, and
+makes a `StreamEncoder` that writes the protocol's server-sent events as upstream deltas arrive:
+`start` once before the first delta, `delta` per piece of text, then `finish` (usage, metered by the
+gateway) or `error` (the stream broke off after it had started). The Responses and Gemini wires are in
+gateway_wire_responses.py and gateway_wire_gemini.py. Only text content is carried; tool definitions
+and tool calls are not forwarded (the LM client returns text only), tool traffic in the history is
+turned into readable text.
 """
 
 from __future__ import annotations
@@ -12,11 +15,76 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from matchmeter.schema import TokenUsage
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "stop", "seed")
+
+
+class WireRequest(NamedTuple):
+    messages: list[dict[str, Any]]
+    sampling: dict[str, Any]
+    stream: bool
+    model: str | None  # what the agent asked for (routed to the configured model anyway)
+
+
+class StreamEncoder(Protocol):
+    def start(self, model: str) -> list[bytes]: ...
+
+    def delta(self, text: str) -> list[bytes]: ...
+
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]: ...
+
+    def error(self, message: str, kind: str) -> list[bytes]: ...
+
+
+class Wire(Protocol):
+    name: str  # GatewayCall.api
+
+    def parse(self, body: dict[str, Any]) -> WireRequest:
+        """Raises ValueError with a message the agent sees (HTTP 400)."""
+        ...
+
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]: ...
+
+    def error(self, message: str, kind: str, status: int) -> dict[str, Any]: ...
+
+    def encoder(self) -> StreamEncoder: ...
+
+
+def sse(data: dict[str, Any], event: str | None = None) -> bytes:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data)}\n\n".encode()
+
+
+def block_text(block: Any) -> str:
+    """Text of one content block (Anthropic or OpenAI style); tool traffic becomes readable text."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind in ("text", "input_text", "output_text"):
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        return f"[tool_use {block.get('name')}: {json.dumps(block.get('input'))}]"
+    if kind == "tool_result":
+        return f"[tool_result: {content_text(block.get('content'))}]"
+    return ""
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(block_text(b) for b in content)
+    return block_text(content) if content is not None else ""
+
+
+def as_model(value: Any) -> str | None:
+    return str(value) if value is not None else None
+
+
+# ---------------------------------------------------------------------- OpenAI chat
 
 
 def openai_sampling(body: dict[str, Any]) -> dict[str, Any]:
@@ -33,56 +101,58 @@ def openai_usage_dict(tokens: TokenUsage) -> dict[str, Any]:
             "completion_tokens_details": {"reasoning_tokens": tokens.reasoning}}
 
 
-def openai_reply(text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
-    return {"id": f"chatcmpl-mm{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                         "finish_reason": "stop"}],
-            "usage": openai_usage_dict(tokens), "matchmeter": meta}
-
-
-def openai_stream(text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
-    """SSE events: role, content, finish, usage (empty choices, as with stream_options.include_usage), [DONE]."""
-    ident, created = f"chatcmpl-mm{uuid.uuid4().hex[:12]}", int(time.time())
-
-    def event(choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> bytes:
-        obj = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
-               "choices": choices, **(extra or {})}
-        return f"data: {json.dumps(obj)}\n\n".encode()
-
-    return [event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]),
-            event([{"index": 0, "delta": {"content": text}, "finish_reason": None}]),
-            event([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
-            event([], {"usage": openai_usage_dict(tokens), "matchmeter": meta}),
-            b"data: [DONE]\n\n"]
-
-
-def openai_error(message: str, kind: str) -> dict[str, Any]:
+def openai_error(message: str, kind: str, status: int = 0) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "code": kind}}
 
 
+class OpenAIChatStream:
+    """Chunks: role, one per delta, finish, usage (empty choices, as with include_usage), [DONE]."""
+
+    def __init__(self) -> None:
+        self.ident, self.created, self.model = f"chatcmpl-mm{uuid.uuid4().hex[:12]}", int(time.time()), ""
+
+    def _chunk(self, choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> bytes:
+        return sse({"id": self.ident, "object": "chat.completion.chunk", "created": self.created,
+                    "model": self.model, "choices": choices, **(extra or {})})
+
+    def start(self, model: str) -> list[bytes]:
+        self.model = model
+        return [self._chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+
+    def delta(self, text: str) -> list[bytes]:
+        return [self._chunk([{"index": 0, "delta": {"content": text}, "finish_reason": None}])]
+
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+        self.model = model
+        return [self._chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
+                self._chunk([], {"usage": openai_usage_dict(tokens), "matchmeter": meta}), b"data: [DONE]\n\n"]
+
+    def error(self, message: str, kind: str) -> list[bytes]:
+        return [sse(openai_error(message, kind))]  # the OpenAI SDK raises APIError on an `error` chunk
+
+
+class OpenAIChatWire:
+    name = "openai"
+
+    def parse(self, body: dict[str, Any]) -> WireRequest:
+        if not isinstance(body.get("messages"), list):
+            raise ValueError("request body must be a JSON object with a `messages` list")
+        return WireRequest(body["messages"], openai_sampling(body), bool(body.get("stream")), as_model(body.get("model")))
+
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+        return {"id": f"chatcmpl-mm{uuid.uuid4().hex[:12]}", "object": "chat.completion",
+                "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": openai_usage_dict(tokens), "matchmeter": meta}
+
+    def error(self, message: str, kind: str, status: int) -> dict[str, Any]:
+        return openai_error(message, kind)
+
+    def encoder(self) -> StreamEncoder:
+        return OpenAIChatStream()
+
+
 # ---------------------------------------------------------------------- Anthropic
-
-
-def _block_text(block: Any) -> str:
-    """Text of one Anthropic content block; tool use/results become readable text."""
-    if isinstance(block, str):
-        return block
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "tool_use":
-        return f"[tool_use {block.get('name')}: {json.dumps(block.get('input'))}]"
-    if kind == "tool_result":
-        return f"[tool_result: {_content_text(block.get('content'))}]"
-    return ""
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(_block_text(b) for b in content)
-    return _block_text(content) if content is not None else ""
 
 
 def anthropic_to_openai(body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -93,15 +163,15 @@ def anthropic_to_openai(body: dict[str, Any]) -> tuple[list[dict[str, Any]], dic
     """
     raw = body.get("messages")
     if not isinstance(raw, list):
-        raise ValueError("`messages` must be a list")
+        raise ValueError("request body must be a JSON object with a `messages` list")
     messages: list[dict[str, Any]] = []
-    system = _content_text(body.get("system"))
+    system = content_text(body.get("system"))
     if system:
         messages.append({"role": "system", "content": system})
     for item in raw:
         if not isinstance(item, dict):
             raise ValueError("every message must be an object")
-        messages.append({"role": str(item.get("role", "user")), "content": _content_text(item.get("content"))})
+        messages.append({"role": str(item.get("role", "user")), "content": content_text(item.get("content"))})
     sampling = {k: body[k] for k in ("temperature", "top_p", "max_tokens") if body.get(k) is not None}
     if body.get("stop_sequences"):
         sampling["stop"] = body["stop_sequences"]
@@ -113,30 +183,50 @@ def anthropic_usage(tokens: TokenUsage) -> dict[str, Any]:
             "cache_read_input_tokens": tokens.cached_input, "cache_creation_input_tokens": 0}
 
 
-def anthropic_reply(text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
-    return {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": anthropic_usage(tokens), "matchmeter": meta}
-
-
-def anthropic_stream(text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
-    """The Anthropic event sequence: message_start … content_block_delta … message_delta, message_stop."""
-    message = anthropic_reply("", model, tokens, meta)
-    message["content"], message["stop_reason"] = [], None
-    message["usage"] = {**anthropic_usage(tokens), "output_tokens": 0}
-    events: list[tuple[str, dict[str, Any]]] = [
-        ("message_start", {"type": "message_start", "message": message}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": text}}),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                           "usage": {"output_tokens": tokens.output + tokens.reasoning}}),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return [f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events]
-
-
-def anthropic_error(message: str, kind: str) -> dict[str, Any]:
+def anthropic_error(message: str, kind: str, status: int = 0) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+class AnthropicStream:
+    """message_start, content_block_start, content_block_delta per delta, content_block_stop,
+    message_delta (the whole metered usage: the upstream reports it only at the end), message_stop."""
+
+    def start(self, model: str) -> list[bytes]:
+        message = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
+                   "content": [], "stop_reason": None, "stop_sequence": None,
+                   "usage": anthropic_usage(TokenUsage())}
+        return [sse({"type": "message_start", "message": message}, "message_start"),
+                sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                    "content_block_start")]
+
+    def delta(self, text: str) -> list[bytes]:
+        return [sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+                    "content_block_delta")]
+
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+        return [sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+                sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                     "usage": anthropic_usage(tokens), "matchmeter": meta}, "message_delta"),
+                sse({"type": "message_stop"}, "message_stop")]
+
+    def error(self, message: str, kind: str) -> list[bytes]:
+        return [sse(anthropic_error(message, kind), "error")]
+
+
+class AnthropicWire:
+    name = "anthropic"
+
+    def parse(self, body: dict[str, Any]) -> WireRequest:
+        messages, sampling = anthropic_to_openai(body)
+        return WireRequest(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
+
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+        return {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+                "usage": anthropic_usage(tokens), "matchmeter": meta}
+
+    def error(self, message: str, kind: str, status: int) -> dict[str, Any]:
+        return anthropic_error(message, kind)
+
+    def encoder(self) -> StreamEncoder:
+        return AnthropicStream()

@@ -52,7 +52,7 @@ class GatewayCall(BaseModel):
 
     index: int
     execution_id: str
-    api: Literal["openai", "anthropic"] = Field(description="Which wire protocol the agent spoke.")
+    api: Literal["openai", "responses", "anthropic", "gemini"] = Field(description="Which wire protocol the agent spoke.")
     stream: bool = False
     model_asked: str | None = Field(None, description="The model name the agent put in its request.")
     model_routed: str = Field(description="The configured model the gateway forwarded to.")

@@ -11,8 +11,15 @@ the ones real providers exercise. Endpoints (on 127.0.0.1, port 0 = ephemeral):
 A script is a list of replies consumed in order (a JSON or YAML file, or a Python list) or a callable
 `request_json -> str | StubReply`. A reply may carry a fault instead of text: "429", "500", "503"
 (HTTP errors), "timeout" (sleep past the client's timeout, then answer), "malformed" (a 200 whose body
-is not JSON) or "no_choices" (valid JSON without choices). Usage comes from llm/tokens.py. Headers are
+is not JSON), "no_choices" (valid JSON without choices) or "stream_cut" (a streamed reply whose
+connection is closed after its first content chunk; a plain request is answered normally). Usage comes from llm/tokens.py. Headers are
 never stored, so an Authorization header cannot leak into stats or logs.
+
+A streamed reply (`stream: true`) is written chunk by chunk (chunked transfer encoding, flushed each
+time), with `chunk_delay_s` between chunks; a reply with `hold: true` stops after its first content
+chunk until the test sets `StubServer.stream_gate`, so a test can see what reached the client while
+the upstream is still mid-stream. As with OpenAI, the usage chunk is sent only when the request asks
+for it (`stream_options.include_usage`).
 
 Run as a process for CLIs inside sandboxes:
     python -m matchmeter.llm.stub_server --port 0 --script replies.json --suite DIR --port-file F
@@ -24,6 +31,7 @@ import argparse
 import contextlib
 import copy
 import json
+import socket
 import sys
 import threading
 import time
@@ -36,7 +44,7 @@ from typing import Any
 
 from matchmeter.llm.tokens import count_message_tokens, count_prompt_tokens, count_text_tokens
 
-FAULTS = ("429", "500", "502", "503", "504", "timeout", "malformed", "no_choices")
+FAULTS = ("429", "500", "502", "503", "504", "timeout", "malformed", "no_choices", "stream_cut")
 SIM_HEADER = "X-Matchmeter-Simulated"
 
 
@@ -52,6 +60,8 @@ class StubReply:
     reasoning_tokens: int = 0
     delay_s: float = 0.0
     simulated: bool = False
+    chunk_delay_s: float = 0.0
+    hold: bool = False
 
     @classmethod
     def coerce(cls, item: str | dict[str, Any] | StubReply) -> StubReply:
@@ -103,7 +113,8 @@ def load_script(path: Path) -> ScriptedReplies:
 class StubStats:
     """Counters. `http_calls` counts chat-completion requests, faulted ones included; `usages` lists the
     usage of every answered request in order; `authorized_calls` counts requests that carried an
-    Authorization header (its value is never kept)."""
+    Authorization header (its value is never kept); `streams_started`/`streams_finished` count streamed
+    replies whose first chunk / last byte was written."""
 
     http_calls: int = 0
     requests: int = 0
@@ -113,6 +124,8 @@ class StubStats:
     completion_tokens: int = 0
     usages: list[dict[str, Any]] = field(default_factory=list)
     authorized_calls: int = 0
+    streams_started: int = 0
+    streams_finished: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
@@ -232,7 +245,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = reply.model or str(request.get("model", ""))
         headers = {SIM_HEADER: "1"} if reply.simulated else None
         if request.get("stream"):
-            self._stream(model, reply, usage, headers)
+            self._stream(model, reply, usage, headers,
+                         bool((request.get("stream_options") or {}).get("include_usage")))
             return
         body: dict[str, Any] = {
             "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
@@ -248,8 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
             body.pop("choices")
         self._json(200, body, headers=headers)
 
-    def _stream(self, model: str, reply: StubReply, usage: dict[str, Any], headers: dict[str, str] | None) -> None:
-        """SSE: role chunk, content in up to 3 pieces, a finish chunk, a usage chunk, [DONE]."""
+    def _stream(self, model: str, reply: StubReply, usage: dict[str, Any], headers: dict[str, str] | None,
+                include_usage: bool) -> None:
+        """SSE: role chunk, content in up to 3 pieces, a finish chunk, a usage chunk if asked, [DONE]."""
+        stub = self.server.stub
         ident, created = f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
 
         def chunk(choices: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> bytes:
@@ -262,9 +278,36 @@ class _Handler(BaseHTTPRequestHandler):
         parts = [chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
         parts += [chunk([{"index": 0, "delta": {"content": p}, "finish_reason": None}]) for p in pieces]
         parts.append(chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
-        parts.append(chunk([], {"usage": usage}))
+        if include_usage:
+            parts.append(chunk([], {"usage": usage}))
         parts.append(b"data: [DONE]\n\n")
-        self._send(200, b"".join(parts), content_type="text/event-stream", headers=headers)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        try:
+            for i, part in enumerate(parts):
+                if i and reply.chunk_delay_s:
+                    time.sleep(reply.chunk_delay_s)
+                self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                self.wfile.flush()
+                if i == 0:
+                    with stub.stats.lock:
+                        stub.stats.streams_started += 1
+                if i == 1 and reply.fault == "stream_cut":
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if i == 1 and reply.hold:  # the first content chunk is out: wait for the test
+                    stub.stream_gate.wait(30)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        with stub.stats.lock:
+            stub.stats.streams_finished += 1
 
 
 class _StubHTTPServer(ThreadingHTTPServer):
@@ -299,6 +342,7 @@ class StubServer:
         self.timeout_sleep_s = timeout_sleep_s
         self.api_key, self.models = api_key, (set(models) if models is not None else None)
         self.stats = StubStats()
+        self.stream_gate = threading.Event()  # releases replies scripted with hold=True
         self._httpd: _StubHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._sim: Any = None

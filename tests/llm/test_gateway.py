@@ -70,12 +70,16 @@ def test_anthropic_messages_plain_and_streaming(gateway, make_stub, tmp_path):
     assert plain["usage"]["input_tokens"] == stub.stats.usages[0]["prompt_tokens"]  # same prompt as MSGS
     events = httpx.post(f"{gateway.url}/v1/messages", json={**body, "stream": True}, headers=headers).text
     names = [line[7:] for line in events.splitlines() if line.startswith("event: ")]
-    assert names == ["message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                     "message_delta", "message_stop"]
+    assert names[:2] == ["message_start", "content_block_start"]
+    assert names[-3:] == ["content_block_stop", "message_delta", "message_stop"]
+    assert set(names[2:-3]) == {"content_block_delta"}  # one per upstream delta
     deltas = [json.loads(line[6:]) for line in events.splitlines() if line.startswith("data: ")]
-    assert deltas[2]["delta"]["text"] == "anthropic stream"
+    assert "".join(d["delta"]["text"] for d in deltas[2:-3]) == "anthropic stream"
+    deltas = [deltas[0], deltas[1], None, deltas[-3], deltas[-2], deltas[-1]]
     second = stub.stats.usages[1]
-    assert deltas[0]["message"]["usage"]["cache_read_input_tokens"] == second["prompt_tokens_details"]["cached_tokens"] > 0
+    # The upstream reports usage only at its end, so message_delta carries the whole metered usage.
+    assert deltas[4]["usage"]["cache_read_input_tokens"] == second["prompt_tokens_details"]["cached_tokens"] > 0
+    assert deltas[4]["usage"]["input_tokens"] + deltas[4]["usage"]["cache_read_input_tokens"] == second["prompt_tokens"]
     meter = gateway.close_session(session)
     assert [c.api for c in meter.calls] == ["anthropic", "anthropic"]
     cached = second["prompt_tokens_details"]["cached_tokens"]

@@ -65,10 +65,11 @@ def test_cache_prefix_reports_all_but_the_last_message_as_cached(make_stub):
     assert json.loads(body)["usage"]["prompt_tokens_details"]["cached_tokens"] == 14
 
 
-def test_streaming_sends_content_then_a_final_usage_chunk(make_stub):
-    stub = make_stub(["streamed reply text", "streamed reply text"])
+def test_streaming_sends_content_then_a_final_usage_chunk_when_asked(make_stub):
+    stub = make_stub(["streamed reply text", "streamed reply text", "no usage asked"])
     _, headers, body = _post(f"{stub.api_base}/chat/completions",
-                             {"model": "m", "messages": MESSAGES, "stream": True})
+                             {"model": "m", "messages": MESSAGES, "stream": True,
+                              "stream_options": {"include_usage": True}})
     assert headers["Content-Type"] == "text/event-stream"
     events = [line.removeprefix("data: ") for line in body.splitlines() if line.startswith("data: ")]
     assert events[-1] == "[DONE]"
@@ -78,6 +79,9 @@ def test_streaming_sends_content_then_a_final_usage_chunk(make_stub):
     assert chunks[-1]["choices"] == []
     _, _, plain = _post(f"{stub.api_base}/chat/completions", {"model": "m", "messages": MESSAGES})
     assert chunks[-1]["usage"] == json.loads(plain)["usage"]
+    _, _, bare = _post(f"{stub.api_base}/chat/completions", {"model": "m", "messages": MESSAGES, "stream": True})
+    assert '"usage"' not in bare  # as with OpenAI: no usage chunk unless stream_options.include_usage
+    assert stub.stats.streams_started == stub.stats.streams_finished == 2
 
 
 def test_faults_and_exhaustion_are_http_errors(make_stub):

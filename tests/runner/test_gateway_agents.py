@@ -170,10 +170,21 @@ def test_spend_cap_stops_a_cli_run(tmp_path):
         assert stub.stats.http_calls == 1
 
 
-def test_a_cli_speaking_the_gemini_api_is_refused_with_a_clear_agent_error(gateway, tmp_path):
-    with StubServer(["never"]) as stub:
-        failure, _, _, _ = run_through_gateway(tmp_path, gateway, "gemini-cli", stub, fake_cli="exit 0\n")
-        assert stub.stats.http_calls == 0
-    assert failure is not None
-    assert failure.failure_mode == "agent_error"
-    assert "speaks the Gemini API, the gateway serves OpenAI and Anthropic" in str(failure)
+CLI_SPEAKS_GEMINI = """\
+body='{"contents":[{"role":"user","parts":[{"text":"copy"}]}]}'
+curl -s -H "x-goog-api-key: $GEMINI_API_KEY" -H 'Content-Type: application/json' -d "$body" \\
+  "$GOOGLE_GEMINI_BASE_URL/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+"""
+
+
+def test_a_cli_speaking_the_gemini_api_runs_through_the_forwarder_and_is_metered(gateway, tmp_path):
+    with StubServer(["hello gemini cli"]) as stub:
+        failure, session, logs_dir, _ = run_through_gateway(tmp_path, gateway, "gemini-cli", stub,
+                                                            fake_cli=CLI_SPEAKS_GEMINI, forwarder_port=_free_port())
+        usage = stub.stats.usages[0]
+    assert "hello gemini cli" in session.agent_output
+    assert '"usageMetadata"' in session.agent_output
+    assert [c.cost.usd for c in session.trajectory.model_calls] == [_price(usage)]
+    stored = [json.loads(line) for line in (logs_dir / GATEWAY_LOG).read_text().splitlines()]
+    assert [(r["api"], r["stream"], r["model_asked"]) for r in stored] == [("gemini", True, "gemini-2.5-pro")]
+    assert failure is None, failure

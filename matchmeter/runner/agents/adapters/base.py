@@ -72,7 +72,7 @@ class AdapterProfile(BaseModel):
     install: InstallSpec
     needs_network: bool = Field(True, description="The CLI calls a model endpoint from inside the sandbox.")
     wire: Literal["openai", "anthropic", "gemini"] = Field(
-        "openai", description="The model API the CLI speaks (the gateway serves openai and anthropic).")
+        "openai", description="The model API the CLI speaks (the gateway serves all three).")
     notes: str = ""
 
 
@@ -199,10 +199,8 @@ class CLIAdapter:
         if access is None:
             return RunContext(state_dir, model, session.api_base or self.configuration.agent.options.get("api_base"),
                               description)
-        if profile.wire == "gemini" or access.sandbox_url is None:
-            raise AgentError(f"{self.name} cannot reach the model gateway: "
-                             + ("it speaks the Gemini API, the gateway serves OpenAI and Anthropic"
-                                if profile.wire == "gemini" else "the sandbox has no gateway forwarder"))
+        if access.sandbox_url is None:
+            raise AgentError(f"{self.name} cannot reach the model gateway: the sandbox has no gateway forwarder")
         if profile.wire == "openai" and profile.model_prefix == "keep" and not model.startswith("openai/"):
             model = f"openai/{model}"  # litellm-based CLIs: speak OpenAI to the gateway whatever the model
         base = access.sandbox_url.rstrip("/") + ("/v1" if profile.wire == "openai" else "")

@@ -39,7 +39,9 @@ class CodexAdapter(CLIAdapter):
         log_location="stdout",
         log_format="codex exec --json JSONL (item.* and turn.completed usage)",
         install=InstallSpec(kind="npm", package="@openai/codex", version="", executable="codex"),
-        notes="Emits no model name in --json events: the effective-model check sees nothing to compare.",
+        notes="Emits no model name in --json events: the effective-model check sees nothing to compare. "
+              "Recent versions speak the Responses API, which the gateway serves (text only: tool calls "
+              "are not forwarded).",
     )
 
     @classmethod

@@ -40,7 +40,8 @@ class GeminiCliAdapter(CLIAdapter):
         wire="gemini",
         log_format="gemini --output-format json (response + stats.models tokens)",
         install=InstallSpec(kind="npm", package="@google/gemini-cli", version="", executable="gemini"),
-        notes="Needs a Gemini-API endpoint (the loopback stub is OpenAI-only): not run here.",
+        notes="Speaks the Gemini API: through the gateway (GOOGLE_GEMINI_BASE_URL, the token as GEMINI_API_KEY), "
+              "text only (function calls are not forwarded); the npm CLI itself is not run here.",
     )
 
     @classmethod

@@ -1,0 +1,180 @@
+"""The gateway's OpenAI Responses and Gemini routes, driven by the real `openai` and `google-genai` SDKs
+against the loopback stub: replies, event sequences, usage and metering = stub usage × price."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from matchmeter.llm.gateway import Gateway, Upstream
+from matchmeter.llm.meter import ExecutionBudget
+
+MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "say hello world please"}]
+
+
+def _price(usage):  # stub/* prices.toml: 1.00 USD / 1M input, 4.00 / 1M output (simulated)
+    return (usage["prompt_tokens"] * 1 + usage["completion_tokens"] * 4) / 1_000_000
+
+
+def _upstream(stub, tmp_path, **kw):
+    return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=5,
+                    cache_dir=tmp_path / "cache", **kw)
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    with Gateway(socket_path=tmp_path / "gw.sock") as gw:
+        yield gw
+
+
+class Recorder:
+    """A stub script that keeps the chat messages the upstream received."""
+
+    def __init__(self, *replies):
+        self.replies, self.requests = list(replies), []
+
+    def __call__(self, request):
+        self.requests.append(request)
+        return self.replies.pop(0)
+
+
+def _assert_metered(meter, usages, api):
+    assert [c.api for c in meter.calls] == [api] * len(usages)
+    for call, usage in zip(meter.calls, usages, strict=True):
+        assert call.status == 200
+        assert call.tokens.input + call.tokens.cached_input == usage["prompt_tokens"]
+        assert call.tokens.output + call.tokens.reasoning == usage["completion_tokens"]
+        assert call.cost.usd == _price(usage)
+
+
+RESPONSES_EVENTS = ["response.created", "response.in_progress", "response.output_item.added",
+                    "response.content_part.added"]
+RESPONSES_END = ["response.output_text.done", "response.content_part.done", "response.output_item.done",
+                 "response.completed"]
+
+
+def test_responses_api_with_the_openai_sdk_plain_and_streamed(gateway, make_stub, tmp_path):
+    import openai
+
+    script = Recorder("hello world", "streamed responses answer", "via the stream helper")
+    stub = make_stub(script)
+    session = gateway.open_session("exec-resp", _upstream(stub, tmp_path))
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
+    plain = sdk.responses.create(model="gpt-5-codex", instructions="be brief", input="say hello world please")
+    assert plain.output_text == "hello world"
+    assert plain.status == "completed"
+    assert plain.usage.input_tokens == stub.stats.usages[0]["prompt_tokens"]
+    assert plain.usage.output_tokens == stub.stats.usages[0]["completion_tokens"]
+    assert script.requests[0]["messages"] == MSGS  # instructions → system, input → user
+
+    # Codex sends a list of items: a developer message, user content parts, a function call and its output.
+    items = [{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "be brief"}]},
+             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "run ls"}]},
+             {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"cmd": "ls"}'},
+             {"type": "function_call_output", "call_id": "c1", "output": "a.txt"}]
+    events = list(sdk.responses.create(model="gpt-5-codex", input=items, stream=True))
+    kinds = [e.type for e in events]
+    assert kinds[:4] == RESPONSES_EVENTS
+    assert kinds[-4:] == RESPONSES_END
+    assert set(kinds[4:-4]) == {"response.output_text.delta"}
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    assert "".join(e.delta for e in events[4:-4]) == "streamed responses answer"
+    completed = events[-1].response
+    assert completed.output_text == "streamed responses answer"
+    assert completed.usage.total_tokens == stub.stats.usages[1]["total_tokens"]
+    assert script.requests[1]["messages"] == [
+        {"role": "system", "content": "be brief"}, {"role": "user", "content": "run ls"},
+        {"role": "assistant", "content": '[function_call shell: {"cmd": "ls"}]'},
+        {"role": "user", "content": "[function_call_output: a.txt]"}]
+
+    # The SDK's own accumulator checks that item ids and indexes of the events fit together.
+    with sdk.responses.stream(model="gpt-5-codex", input="again please") as stream:
+        final = stream.get_final_response()
+    assert final.output_text == "via the stream helper"
+    meter = gateway.close_session(session)
+    assert [c.stream for c in meter.calls] == [False, True, True]
+    assert [c.model_asked for c in meter.calls] == ["gpt-5-codex"] * 3
+    _assert_metered(meter, stub.stats.usages, "responses")
+
+
+def test_responses_api_refusal_is_a_402_the_sdk_does_not_retry(gateway, make_stub, tmp_path):
+    import openai
+
+    stub = make_stub(["a" * 40])
+    session = gateway.open_session("exec-r402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=2)
+    sdk.responses.create(model="m", input="say hello world please")
+    with pytest.raises(openai.APIStatusError) as refused:
+        sdk.responses.create(model="m", input="more", stream=True)
+    assert refused.value.status_code == 402
+    assert "tokens budget exceeded" in refused.value.message
+    assert [c.status for c in gateway.close_session(session).calls] == [200, 402]
+    bad = httpx.post(f"{gateway.url}/v1/responses", json={"model": "m", "input": 7},
+                     headers={"Authorization": "Bearer x"})
+    assert bad.status_code == 401
+
+
+def test_gemini_api_with_the_google_genai_sdk_plain_and_streamed(gateway, make_stub, tmp_path):
+    from google import genai
+    from google.genai import types
+
+    script = Recorder("hello from gemini", {"text": "streamed gemini answer", "cache_prefix": True,
+                                            "reasoning_tokens": 3})
+    stub = make_stub(script)
+    session = gateway.open_session("exec-gem", _upstream(stub, tmp_path))
+    client = genai.Client(api_key=session.token, http_options=types.HttpOptions(base_url=gateway.url))
+    config = types.GenerateContentConfig(system_instruction="be brief", max_output_tokens=50, temperature=0.0)
+    plain = client.models.generate_content(model="gemini-2.5-pro", contents="say hello world please", config=config)
+    assert plain.text == "hello from gemini"
+    assert plain.usage_metadata.prompt_token_count == stub.stats.usages[0]["prompt_tokens"]
+    assert plain.usage_metadata.candidates_token_count == stub.stats.usages[0]["completion_tokens"]
+    assert script.requests[0]["messages"] == MSGS
+    assert script.requests[0]["max_tokens"] == 50
+
+    history = [types.Content(role="user", parts=[types.Part(text="say hello world please")]),
+               types.Content(role="model", parts=[types.Part(text="hello from gemini")]),
+               types.Content(role="user", parts=[types.Part(text="once more")])]
+    chunks = list(client.models.generate_content_stream(model="gemini-2.5-pro", contents=history, config=config))
+    assert "".join(c.text or "" for c in chunks) == "streamed gemini answer"
+    assert len(chunks) >= 2  # deltas, then the final chunk with the usage
+    usage, second = chunks[-1].usage_metadata, stub.stats.usages[1]
+    assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
+    assert usage.prompt_token_count == second["prompt_tokens"]
+    assert usage.cached_content_token_count == second["prompt_tokens_details"]["cached_tokens"] > 0
+    assert usage.thoughts_token_count == 3
+    assert usage.candidates_token_count == second["completion_tokens"] - 3
+    assert [m["role"] for m in script.requests[1]["messages"]] == ["system", "user", "assistant", "user"]
+    meter = gateway.close_session(session)
+    assert [c.model_asked for c in meter.calls] == ["gemini-2.5-pro", "gemini-2.5-pro"]
+    assert [c.stream for c in meter.calls] == [False, True]
+    assert [c.api for c in meter.calls] == ["gemini", "gemini"]
+    assert meter.calls[0].cost.usd == _price(stub.stats.usages[0])
+    assert meter.tokens.total == sum(u["total_tokens"] for u in stub.stats.usages)
+
+
+def test_gemini_refusal_and_bad_token_are_google_shaped_errors(gateway, make_stub, tmp_path):
+    from google import genai
+    from google.genai import errors, types
+
+    stub = make_stub(["a" * 40])
+    session = gateway.open_session("exec-g402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    client = genai.Client(api_key=session.token, http_options=types.HttpOptions(base_url=gateway.url))
+    client.models.generate_content(model="gemini-2.5-flash", contents="say hello world please")
+    with pytest.raises(errors.ClientError) as refused:
+        client.models.generate_content(model="gemini-2.5-flash", contents="more")
+    assert refused.value.code == 402
+    assert refused.value.status == "RESOURCE_EXHAUSTED"
+    assert "tokens budget exceeded" in refused.value.message
+    stranger = genai.Client(api_key="AIza-not-a-gateway-token", http_options=types.HttpOptions(base_url=gateway.url))
+    with pytest.raises(errors.ClientError) as unknown:
+        stranger.models.generate_content(model="gemini-2.5-flash", contents="hi")
+    assert unknown.value.code == 401
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    as_query = httpx.post(f"{gateway.url}/v1beta/models/gemini-2.5-flash:generateContent",
+                          params={"key": session.token}, json=body)
+    assert as_query.status_code == 402  # the token in ?key= is known (else 401); the budget still refuses
+    other = httpx.post(f"{gateway.url}/v1beta/models/gemini-2.5-flash:countTokens", params={"key": session.token},
+                       json=body)
+    assert other.status_code == 404
+    assert other.json()["error"]["status"] == "NOT_FOUND"
+    assert stub.stats.http_calls == 1
