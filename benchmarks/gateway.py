@@ -6,7 +6,10 @@ Latency (same run, interleaved so machine load hits every path alike; cache off 
   direct-http   one POST straight to the loopback stub (httpx, keep-alive)
   direct-client `LMClient.complete` to the stub: what the bash agent did before the gateway
   gateway       one POST to the gateway (token, TCP loopback), which forwards through LMClient to the stub
-Prints the median of each and the median added latency of the gateway over both direct paths.
+  direct-stream `LMClient.stream` to the stub (SSE, usage from the final chunk), read to the end
+  gateway-stream one streamed POST to the gateway, SSE relayed delta by delta, read to the end
+Prints the median of each and the median added latency of the gateway over the direct paths, plain and
+streamed (`--no-stream` skips the streamed pair).
 Throughput: `--executions` sessions, one thread each, each making `--per-execution` sequential calls
 through the gateway at once; prints calls/s over the whole wall time and the p50/p95 call latency.
 """
@@ -40,26 +43,44 @@ def _timed(fn) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - t0
 
 
-def latency(stub: StubServer, gateway: Gateway, cache_dir: Path, calls: int) -> dict[str, list[float]]:
+def _read_stream(http: httpx.Client, url: str, body: dict, auth: dict) -> None:  # type: ignore[type-arg]
+    with http.stream("POST", url, json={**body, "stream": True}, headers=auth) as response:
+        response.raise_for_status()
+        for _ in response.iter_bytes():
+            pass
+
+
+def latency(stub: StubServer, gateway: Gateway, cache_dir: Path, calls: int, streamed: bool = True) \
+        -> dict[str, list[float]]:
     session = gateway.open_session("bench-latency", Upstream(model="stub/scripted", api_base=stub.api_base,
                                                                use_cache=False, cache_dir=cache_dir))
     client = LMClient("stub/scripted", api_base=stub.api_base, use_cache=False, cache_dir=cache_dir)
     body = {"model": "stub/scripted", "messages": MESSAGES}
     auth = {"Authorization": f"Bearer {session.token}"}
     out: dict[str, list[float]] = {"direct-http": [], "direct-client": [], "gateway": []}
+    if streamed:
+        out.update({"direct-stream": [], "gateway-stream": []})
+    url = f"{gateway.url}/v1/chat/completions"
     with httpx.Client(timeout=30) as http:
         for _ in range(5):  # warm-up: litellm import, connection pools
             client.complete(MESSAGES)
-            http.post(f"{gateway.url}/v1/chat/completions", json=body, headers=auth).raise_for_status()
+            http.post(url, json=body, headers=auth).raise_for_status()
+            if streamed:
+                client.stream(MESSAGES, lambda _t, _m: None)
+                _read_stream(http, url, body, auth)
         for _ in range(calls):
             out["direct-http"].append(_timed(lambda: http.post(f"{stub.api_base}/chat/completions", json=body)
                                              .raise_for_status()))
             out["direct-client"].append(_timed(lambda: client.complete(MESSAGES)))
             out["gateway"].append(_timed(lambda: http.post(f"{gateway.url}/v1/chat/completions", json=body,
                                                            headers=auth).raise_for_status()))
+            if streamed:
+                out["direct-stream"].append(_timed(lambda: client.stream(MESSAGES, lambda _t, _m: None)))
+                out["gateway-stream"].append(_timed(lambda: _read_stream(http, url, body, auth)))
     client.close()
     meter = gateway.close_session(session)
-    assert len(meter.answered) == calls + 5, "every gateway call must be metered"
+    assert len(meter.answered) == (calls + 5) * (2 if streamed else 1), "every gateway call must be metered"
+    assert all(c.tokens.total > 0 for c in meter.answered), "streamed calls must be metered from the usage chunk"
     return out
 
 
@@ -101,15 +122,19 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--executions", type=int, default=16)
     parser.add_argument("--per-execution", type=int, default=25)
+    parser.add_argument("--no-stream", action="store_true", help="Skip the streamed pair.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mm-gw-bench-") as tmp, StubServer(lambda _req: REPLY) as stub, \
             Gateway(socket_path=Path(tmp) / "gw.sock") as gateway:
-        lat = latency(stub, gateway, Path(tmp) / "cache", args.calls)
+        lat = latency(stub, gateway, Path(tmp) / "cache", args.calls, streamed=not args.no_stream)
         med = {k: statistics.median(v) * 1000 for k, v in lat.items()}
         for name, value in med.items():
             print(f"median latency {name:14s} {value:8.2f} ms  (n={len(lat[name])})")
         print(f"gateway adds {med['gateway'] - med['direct-http']:.2f} ms per call over direct HTTP to the stub, "
               f"{med['gateway'] - med['direct-client']:.2f} ms over the in-process LMClient path")
+        if not args.no_stream:
+            print(f"streamed: gateway adds {med['gateway-stream'] - med['direct-stream']:.2f} ms per call over "
+                  f"LMClient.stream (plain: {med['gateway'] - med['direct-client']:.2f} ms)")
         rate, lats = throughput(stub, gateway, Path(tmp) / "cache", args.executions, args.per_execution)
         lats.sort()
         print(f"{args.executions} concurrent executions x {args.per_execution} calls: {rate:.1f} calls/s sustained, "

@@ -65,6 +65,8 @@ class LMReply(BaseModel):
     cache_hit: bool = False
     latency_s: float = 0.0
     started_at: datetime = Field(default_factory=utcnow)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list,
+                                             description="OpenAI-shaped tool calls (when `tools` were sent).")
 
     def to_model_call(self, index: int) -> ModelCall:
         return ModelCall(index=index, model=self.model, reported_model=self.reported_model, tokens=self.tokens,
@@ -137,20 +139,22 @@ class LMClient:
                 log.debug("lm cache hit model=%s key=%s", self.model, key[:12])
                 return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
                                tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
-                               new_spend_usd=0.0, cache_hit=True)
+                               new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
         self.stats.misses += 1
         self.spend.check()
         started, t0 = utcnow(), time.monotonic()
         response = self._call_with_retries(messages, sampling, timeout_s or self.timeout_s)
         text, reported, tokens, usage_reported = parse_response(response, self.model)
+        tool_calls = message_tool_calls(_get(_get(response, "choices")[0], "message"))
         cost = self._price(tokens, usage_reported)
         self.spend.charge(cost.usd)
         if self.cache is not None:
             self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
-                                 "usage_reported": usage_reported})
+                                 "usage_reported": usage_reported, **({"tool_calls": tool_calls} if tool_calls else {})})
         log.debug("lm call model=%s tokens=%d cost=%s", self.model, tokens.total, cost.usd)
         return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
-                       new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started)
+                       new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started,
+                       tool_calls=tool_calls)
 
     def stream(self, messages: list[dict[str, Any]], on_delta: Callable[[str, str | None], None], *,
                timeout_s: float | None = None, **sampling: Any) -> LMReply:
@@ -159,7 +163,8 @@ class LMClient:
         Same cache key, spend cap and pricing as `complete` (a streamed and a plain request for the same
         conversation share one cache entry); a hit is delivered as one delta. Usage is read from the final
         chunk (`stream_options.include_usage` is asked upstream). Retries cover opening the stream only:
-        once a delta went out, a broken stream raises AgentError and nothing is cached.
+        once a delta went out, a broken stream raises AgentError and nothing is cached. Tool calls are
+        assembled from their fragments and returned whole in `LMReply.tool_calls`.
         """
         key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
                         self.served)
@@ -168,10 +173,11 @@ class LMClient:
             if record is not None:
                 self.stats.hits += 1
                 tokens = TokenUsage(**record["tokens"])
-                on_delta(record["text"], record.get("reported_model"))
+                if record["text"]:
+                    on_delta(record["text"], record.get("reported_model"))
                 return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
                                tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
-                               new_spend_usd=0.0, cache_hit=True)
+                               new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
         self.stats.misses += 1
         self.spend.check()
         started, t0 = utcnow(), time.monotonic()
@@ -179,6 +185,7 @@ class LMClient:
                                                     "stream_options": {"include_usage": True}},
                                          timeout_s or self.timeout_s)
         parts: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}  # tool calls arrive in fragments, by index
         reported: str | None = None
         usage: Any = None
         try:
@@ -190,6 +197,8 @@ class LMClient:
                     if delta:
                         parts.append(delta)
                         on_delta(delta, reported)
+                    for fragment in _get(_get(choice, "delta"), "tool_calls") or []:
+                        _merge_tool_call(calls, fragment)
         except Exception as exc:
             raise AgentError(f"model {self.model}: the stream broke off after {len(parts)} deltas: "
                              f"{type(exc).__name__}: {_short(exc)}") from None
@@ -197,13 +206,15 @@ class LMClient:
         # litellm stamps its chunks with the requested model; the upstream's own name is kept aside.
         reported = getattr(chunks, "_provider_response_model", None) or reported
         tokens, usage_reported = usage_tokens(usage)
+        tool_calls = [calls[i] for i in sorted(calls)]
         cost = self._price(tokens, usage_reported)
         self.spend.charge(cost.usd)
         if self.cache is not None:
             self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
-                                 "usage_reported": usage_reported})
+                                 "usage_reported": usage_reported, **({"tool_calls": tool_calls} if tool_calls else {})})
         return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
-                       new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started)
+                       new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started,
+                       tool_calls=tool_calls)
 
     def close(self) -> None:
         if self.cache is not None:
@@ -365,6 +376,29 @@ def parse_response(response: Any, model: str) -> tuple[str, str | None, TokenUsa
     tokens, usage_reported = usage_tokens(_get(response, "usage"))
     reported = _get(response, "model")
     return text or "", (str(reported) if reported else None), tokens, usage_reported
+
+
+def _tool_call_dict(call: Any) -> dict[str, Any]:
+    function = _get(call, "function")
+    return {"id": str(_get(call, "id") or ""), "type": "function",
+            "function": {"name": str(_get(function, "name") or ""), "arguments": str(_get(function, "arguments") or "")}}
+
+
+def message_tool_calls(message: Any) -> list[dict[str, Any]]:
+    """The tool calls of a reply message, OpenAI-shaped plain dicts ([] when none)."""
+    return [_tool_call_dict(c) for c in _get(message, "tool_calls") or []]
+
+
+def _merge_tool_call(calls: dict[int, dict[str, Any]], fragment: Any) -> None:
+    index = int(_get(fragment, "index") or 0)
+    part = _tool_call_dict(fragment)
+    if index not in calls:
+        calls[index] = part
+        return
+    call = calls[index]
+    call["id"] = call["id"] or part["id"]
+    call["function"]["name"] = call["function"]["name"] or part["function"]["name"]
+    call["function"]["arguments"] += part["function"]["arguments"]
 
 
 def usage_tokens(usage: Any) -> tuple[TokenUsage, bool]:

@@ -316,7 +316,7 @@ class Gateway:
                                          status=outcome.status)
             call = outcome.call
             return web.json_response(wire.reply(outcome.reply.text, call.model_answered or call.model_routed,
-                                                outcome.reply.tokens, call_meta(call)))
+                                                outcome.reply.tokens, call_meta(call), outcome.reply.tool_calls))
         return await self._stream(request, session, wire, parsed.model, parsed.messages, parsed.sampling)
 
     async def _stream(self, request: web.Request, session: GatewaySession, wire: Wire, model: str | None,
@@ -362,7 +362,7 @@ class Gateway:
                 await _write(response, encoder.error(outcome.message, outcome.kind))
             else:
                 await _write(response, encoder.finish(call.model_answered or call.model_routed,
-                                                      outcome.reply.tokens, call_meta(call)))
+                                                      outcome.reply.tokens, call_meta(call), outcome.reply.tool_calls))
             await response.write_eof()
             return response
 

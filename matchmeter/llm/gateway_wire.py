@@ -5,9 +5,10 @@ messages and sampling parameters (what `LMClient` takes), builds the JSON reply 
 makes a `StreamEncoder` that writes the protocol's server-sent events as upstream deltas arrive:
 `start` once before the first delta, `delta` per piece of text, then `finish` (usage, metered by the
 gateway) or `error` (the stream broke off after it had started). The Responses and Gemini wires are in
-gateway_wire_responses.py and gateway_wire_gemini.py. Only text content is carried; tool definitions
-and tool calls are not forwarded (the LM client returns text only), tool traffic in the history is
-turned into readable text.
+gateway_wire_responses.py and gateway_wire_gemini.py. OpenAI chat forwards `tools`, `tool_choice` and
+`parallel_tool_calls` and returns the model's `tool_calls` (streamed: whole, in one chunk before the
+finish chunk, once the upstream sent them all). The other protocols carry text only: tool definitions
+are not forwarded and tool traffic in their history is turned into readable text.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
 from matchmeter.schema import TokenUsage
 
-SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "stop", "seed")
+SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "stop", "seed", "tools", "tool_choice", "parallel_tool_calls")
+NO_TOOLS: tuple[dict[str, Any], ...] = ()
 
 
 class WireRequest(NamedTuple):
@@ -34,7 +37,8 @@ class StreamEncoder(Protocol):
 
     def delta(self, text: str) -> list[bytes]: ...
 
-    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]: ...
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
+               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]: ...
 
     def error(self, message: str, kind: str) -> list[bytes]: ...
 
@@ -46,7 +50,8 @@ class Wire(Protocol):
         """Raises ValueError with a message the agent sees (HTTP 400)."""
         ...
 
-    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]: ...
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
+              tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]: ...
 
     def error(self, message: str, kind: str, status: int) -> dict[str, Any]: ...
 
@@ -122,9 +127,12 @@ class OpenAIChatStream:
     def delta(self, text: str) -> list[bytes]:
         return [self._chunk([{"index": 0, "delta": {"content": text}, "finish_reason": None}])]
 
-    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
+               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]:
         self.model = model
-        return [self._chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
+        calls = [self._chunk([{"index": 0, "delta": {"tool_calls": [{"index": i, **c} for i, c in enumerate(tool_calls)]},
+                               "finish_reason": None}])] if tool_calls else []
+        return [*calls, self._chunk([{"index": 0, "delta": {}, "finish_reason": "tool_calls" if tool_calls else "stop"}]),
                 self._chunk([], {"usage": openai_usage_dict(tokens), "matchmeter": meta}), b"data: [DONE]\n\n"]
 
     def error(self, message: str, kind: str) -> list[bytes]:
@@ -139,10 +147,14 @@ class OpenAIChatWire:
             raise ValueError("request body must be a JSON object with a `messages` list")
         return WireRequest(body["messages"], openai_sampling(body), bool(body.get("stream")), as_model(body.get("model")))
 
-    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
+              tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": text or (None if tool_calls else "")}
+        if tool_calls:
+            message["tool_calls"] = list(tool_calls)
         return {"id": f"chatcmpl-mm{uuid.uuid4().hex[:12]}", "object": "chat.completion",
                 "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
                 "usage": openai_usage_dict(tokens), "matchmeter": meta}
 
     def error(self, message: str, kind: str, status: int) -> dict[str, Any]:
@@ -203,7 +215,8 @@ class AnthropicStream:
         return [sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
                     "content_block_delta")]
 
-    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
+               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]:
         return [sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
                 sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                      "usage": anthropic_usage(tokens), "matchmeter": meta}, "message_delta"),
@@ -220,7 +233,8 @@ class AnthropicWire:
         messages, sampling = anthropic_to_openai(body)
         return WireRequest(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
 
-    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
+              tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
         return {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
                 "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
                 "usage": anthropic_usage(tokens), "matchmeter": meta}

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from matchmeter.llm.gateway_wire import StreamEncoder, WireRequest, sse
+from matchmeter.llm.gateway_wire import NO_TOOLS, StreamEncoder, WireRequest, sse
 from matchmeter.schema import TokenUsage
 
 GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 402: "RESOURCE_EXHAUSTED", 404: "NOT_FOUND",
@@ -103,7 +104,8 @@ class GeminiStream:
     def delta(self, text: str) -> list[bytes]:
         return [sse(_response(text, self.model, self.ident, finish=False))]
 
-    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
+               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]:
         return [sse(_response("", model, self.ident, finish=True, tokens=tokens, meta=meta))]
 
     def error(self, message: str, kind: str) -> list[bytes]:
@@ -122,7 +124,8 @@ class GeminiWire:
         messages, sampling = gemini_to_openai(body)
         return WireRequest(messages, sampling, self.stream, self.model)
 
-    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
+              tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
         return _response(text, model, f"mm{uuid.uuid4().hex[:20]}", finish=True, tokens=tokens, meta=meta)
 
     def error(self, message: str, kind: str, status: int) -> dict[str, Any]:

@@ -17,9 +17,18 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from matchmeter.llm.gateway_wire import StreamEncoder, WireRequest, as_model, content_text, openai_error, sse
+from matchmeter.llm.gateway_wire import (
+    NO_TOOLS,
+    StreamEncoder,
+    WireRequest,
+    as_model,
+    content_text,
+    openai_error,
+    sse,
+)
 from matchmeter.schema import TokenUsage
 
 
@@ -122,7 +131,8 @@ class ResponsesStream:
         self.parts.append(text)
         return [self._event("response.output_text.delta", {**self._where(), "delta": text, "logprobs": []})]
 
-    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> list[bytes]:
+    def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
+               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]:
         text = "".join(self.parts)
         return [self._event("response.output_text.done", {**self._where(), "text": text, "logprobs": []}),
                 self._event("response.content_part.done", {**self._where(), "part": _part(text)}),
@@ -144,7 +154,8 @@ class ResponsesWire:
         messages, sampling = responses_to_openai(body)
         return WireRequest(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
 
-    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any]) -> dict[str, Any]:
+    def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
+              tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
         return response_object(_Ids(), model, "completed", text, tokens, meta=meta)
 
     def error(self, message: str, kind: str, status: int) -> dict[str, Any]:

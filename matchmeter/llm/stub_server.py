@@ -62,6 +62,7 @@ class StubReply:
     simulated: bool = False
     chunk_delay_s: float = 0.0
     hold: bool = False
+    tool_calls: list[dict[str, Any]] | None = None  # OpenAI-shaped; streamed in fragments
 
     @classmethod
     def coerce(cls, item: str | dict[str, Any] | StubReply) -> StubReply:
@@ -140,7 +141,8 @@ def build_usage(messages: list[dict[str, Any]], reply: StubReply) -> dict[str, A
     if reply.cache_prefix and len(messages) > 1:
         cached = sum(count_message_tokens(m) for m in messages[:-1])
     cached = min(max(cached, 0), prompt)
-    completion = count_text_tokens(reply.text) + reply.reasoning_tokens
+    completion = count_text_tokens(reply.text + (json.dumps(reply.tool_calls) if reply.tool_calls else "")) \
+        + reply.reasoning_tokens
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -254,8 +256,9 @@ class _Handler(BaseHTTPRequestHandler):
             "created": int(time.time()),
             "model": model,
             "system_fingerprint": "matchmeter-stub-simulated" if reply.simulated else "matchmeter-stub",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text,
+                                                 **({"tool_calls": reply.tool_calls} if reply.tool_calls else {})},
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
             "usage": usage,
         }
         if reply.fault == "no_choices":
@@ -277,7 +280,15 @@ class _Handler(BaseHTTPRequestHandler):
         pieces = [reply.text[i:i + size] for i in range(0, len(reply.text), size)] or [""]
         parts = [chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
         parts += [chunk([{"index": 0, "delta": {"content": p}, "finish_reason": None}]) for p in pieces]
-        parts.append(chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+        for i, call in enumerate(reply.tool_calls or []):  # as OpenAI does: id and name first, then arguments
+            arguments = str(call["function"].get("arguments", ""))
+            half = len(arguments) // 2
+            head = {"index": i, "id": call.get("id"), "type": "function",
+                    "function": {"name": call["function"]["name"], "arguments": arguments[:half]}}
+            parts.append(chunk([{"index": 0, "delta": {"tool_calls": [head]}, "finish_reason": None}]))
+            tail = {"index": i, "function": {"arguments": arguments[half:]}}
+            parts.append(chunk([{"index": 0, "delta": {"tool_calls": [tail]}, "finish_reason": None}]))
+        parts.append(chunk([{"index": 0, "delta": {}, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}]))
         if include_usage:
             parts.append(chunk([], {"usage": usage}))
         parts.append(b"data: [DONE]\n\n")

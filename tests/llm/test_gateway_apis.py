@@ -178,3 +178,41 @@ def test_gemini_refusal_and_bad_token_are_google_shaped_errors(gateway, make_stu
     assert other.status_code == 404
     assert other.json()["error"]["status"] == "NOT_FOUND"
     assert stub.stats.http_calls == 1
+
+
+TOOLS = [{"type": "function", "function": {"name": "shell", "description": "run a command",
+                                           "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}},
+                                                          "required": ["cmd"]}}}]
+CALL = {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "ls -la data"}'}}
+
+
+def test_openai_chat_forwards_tools_and_returns_tool_calls_plain_and_streamed(gateway, make_stub, tmp_path):
+    import openai
+
+    script = Recorder({"text": "", "tool_calls": [CALL]}, {"text": "", "tool_calls": [CALL]}, "the files are a, b")
+    stub = make_stub(script)
+    session = gateway.open_session("exec-tools", _upstream(stub, tmp_path, use_cache=False))
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
+    plain = sdk.chat.completions.create(model="m", messages=MSGS, tools=TOOLS, tool_choice="auto")
+    assert plain.choices[0].finish_reason == "tool_calls"
+    assert [c.model_dump() for c in plain.choices[0].message.tool_calls] == [CALL]
+    assert script.requests[0]["tools"] == TOOLS
+    assert script.requests[0]["tool_choice"] == "auto"
+
+    chunks = list(sdk.chat.completions.create(model="m", messages=MSGS, tools=TOOLS, stream=True))
+    fragments = [t for c in chunks if c.choices for t in (c.choices[0].delta.tool_calls or [])]
+    assert len(fragments) == 1  # the upstream's two fragments, assembled at the door
+    assert (fragments[0].id, fragments[0].function.name, fragments[0].function.arguments) == (
+        "call_1", "shell", '{"cmd": "ls -la data"}')
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "tool_calls"
+
+    # The next turn carries the assistant's tool call and the tool's result upstream unchanged.
+    turn = [*MSGS, {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "a\nb"}]
+    final = sdk.chat.completions.create(model="m", messages=turn, tools=TOOLS)
+    assert final.choices[0].message.content == "the files are a, b"
+    upstream_turn = script.requests[2]["messages"]
+    assert upstream_turn[2]["tool_calls"] == [CALL]
+    assert upstream_turn[3] == turn[3]
+    meter = gateway.close_session(session)
+    _assert_metered(meter, stub.stats.usages, "openai")
