@@ -61,7 +61,7 @@ def test_first_delta_reaches_the_agent_before_the_upstream_finished(gateway, mak
     session = gateway.open_session(f"exec-{api}", _upstream(stub, tmp_path))
     path, body, delta_of = WIRES[api]
     events, seen_while_held = [], None
-    with httpx.stream("POST", gateway.url + path, json=body, timeout=30,
+    with httpx.stream("POST", gateway.url + path, json=body, timeout=120,
                       headers={"Authorization": f"Bearer {session.token}"}) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
@@ -108,11 +108,11 @@ def test_a_budget_crossed_mid_stream_is_recorded_and_later_calls_are_refused(gat
     session = gateway.open_session("exec-bx", _upstream(stub, tmp_path), ExecutionBudget(usd=0.0001))
     path, body, delta_of = WIRES["openai"]
     auth = {"Authorization": f"Bearer {session.token}"}
-    crossing = httpx.post(gateway.url + path, json=body, headers=auth, timeout=30)
+    crossing = httpx.post(gateway.url + path, json=body, headers=auth, timeout=120)
     assert crossing.status_code == 200
     assert "x" * 100 in crossing.text
     refused = httpx.post(gateway.url + path, json={**body, "messages": [{"role": "user", "content": "again"}]},
-                         headers=auth, timeout=30)
+                         headers=auth, timeout=120)
     assert refused.status_code == 402  # refused before any delta: a plain error with its status
     assert refused.json()["error"]["type"] == "budget_exceeded"
     meter = gateway.close_session(session)
@@ -127,11 +127,11 @@ def test_streamed_and_plain_requests_share_one_cache_entry(gateway, make_stub, t
     session = gateway.open_session("exec-c", _upstream(stub, tmp_path))
     path, body, delta_of = WIRES["openai"]
     auth = {"Authorization": f"Bearer {session.token}"}
-    streamed = httpx.post(gateway.url + path, json=body, headers=auth, timeout=30).text
-    plain = httpx.post(gateway.url + path, json={**body, "stream": False}, headers=auth, timeout=30).json()
+    streamed = httpx.post(gateway.url + path, json=body, headers=auth, timeout=120).text
+    plain = httpx.post(gateway.url + path, json={**body, "stream": False}, headers=auth, timeout=120).json()
     assert plain["choices"][0]["message"]["content"] == "cached once"
     assert plain["matchmeter"]["cache_hit"] is True
-    again = httpx.post(gateway.url + path, json=body, headers=auth, timeout=30).text
+    again = httpx.post(gateway.url + path, json=body, headers=auth, timeout=120).text
     replayed = [json.loads(x[6:]) for x in again.splitlines() if x.startswith("data: {")]
     assert "".join(filter(None, map(delta_of, replayed))) == "cached once"  # a hit is one delta
     assert replayed[-1]["matchmeter"]["cache_hit"] is True
@@ -166,3 +166,23 @@ def test_faults_before_the_first_delta_are_retried_and_a_cut_stream_is_a_recorde
     assert [(c.status, c.upstream_attempts) for c in meter.calls] == [(200, 2), (502, 1)]
     assert meter.calls[1].error_kind == "upstream_error"
     assert meter.calls[1].tokens.total == 0
+
+
+CUT_ENDS = {"openai": lambda e: e["error"]["type"], "responses": lambda e: e["response"]["error"]["code"],
+            "anthropic": lambda e: e["error"]["type"], "gemini": lambda e: e["error"]["details"][0]["reason"]}
+
+
+@pytest.mark.parametrize("api", list(WIRES))
+def test_a_stream_cut_after_deltas_ends_with_the_protocols_error_event(gateway, make_stub, tmp_path, api):
+    stub = make_stub([{"text": "cut short here", "fault": "stream_cut"}])
+    session = gateway.open_session(f"exec-cut-{api}", _upstream(stub, tmp_path))
+    path, body, delta_of = WIRES[api]
+    response = httpx.post(gateway.url + path, json=body, headers={"Authorization": f"Bearer {session.token}"},
+                          timeout=120)
+    assert response.status_code == 200  # the status went out with the first delta
+    events = [json.loads(x[6:]) for x in response.text.splitlines() if x.startswith("data: {")]
+    assert "".join(filter(None, map(delta_of, events[:-1]))) == "cut s"
+    assert CUT_ENDS[api](events[-1]) == "upstream_error"
+    assert "[DONE]" not in response.text
+    meter = gateway.close_session(session)
+    assert [(c.status, c.error_kind) for c in meter.calls] == [(502, "upstream_error")]
