@@ -7,8 +7,9 @@ makes a `StreamEncoder` that writes the protocol's server-sent events as upstrea
 gateway) or `error` (the stream broke off after it had started). The Responses and Gemini wires are in
 gateway_wire_responses.py and gateway_wire_gemini.py. OpenAI chat forwards `tools`, `tool_choice` and
 `parallel_tool_calls` and returns the model's `tool_calls` (streamed: whole, in one chunk before the
-finish chunk, once the upstream sent them all). The other protocols carry text only: tool definitions
-are not forwarded and tool traffic in their history is turned into readable text.
+finish chunk, once the upstream sent them all); Responses forwards function tools
+(gateway_wire_responses.py). Anthropic and Gemini carry text only: tool definitions are not forwarded
+and tool traffic in their history is turned into readable text.
 """
 
 from __future__ import annotations

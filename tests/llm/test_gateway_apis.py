@@ -216,3 +216,48 @@ def test_openai_chat_forwards_tools_and_returns_tool_calls_plain_and_streamed(ga
     assert upstream_turn[3] == turn[3]
     meter = gateway.close_session(session)
     _assert_metered(meter, stub.stats.usages, "openai")
+
+
+RESPONSES_TOOLS = [{"type": "function", "name": "shell", "description": "run a command", "strict": False,
+                    "parameters": TOOLS[0]["function"]["parameters"]},
+                   {"type": "web_search"}]  # a built-in tool: not forwarded
+
+
+def test_responses_api_forwards_function_tools_and_returns_function_calls(gateway, make_stub, tmp_path):
+    import openai
+
+    script = Recorder({"text": "", "tool_calls": [CALL]}, {"text": "let me look", "tool_calls": [CALL]},
+                      {"text": "", "tool_calls": [CALL]}, "the files are a, b")
+    stub = make_stub(script)
+    session = gateway.open_session("exec-rtools", _upstream(stub, tmp_path, use_cache=False))
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
+    plain = sdk.responses.create(model="gpt-5-codex", input="list data", tools=RESPONSES_TOOLS, tool_choice="auto")
+    assert [(o.type, o.call_id, o.name, o.arguments) for o in plain.output] == [
+        ("function_call", "call_1", "shell", '{"cmd": "ls -la data"}')]
+    assert script.requests[0]["tools"] == [{"type": "function", "function": {
+        "name": "shell", "description": "run a command", "parameters": TOOLS[0]["function"]["parameters"],
+        "strict": False}}]
+    assert script.requests[0]["tool_choice"] == "auto"
+
+    events = list(sdk.responses.create(model="gpt-5-codex", input="list data", tools=RESPONSES_TOOLS, stream=True))
+    kinds = [e.type for e in events]
+    assert kinds.count("response.output_text.delta") >= 1
+    assert kinds[-5:] == ["response.output_item.added", "response.function_call_arguments.delta",
+                          "response.function_call_arguments.done", "response.output_item.done", "response.completed"]
+    assert [o.type for o in events[-1].response.output] == ["message", "function_call"]
+    assert events[-1].response.output_text == "let me look"
+
+    with sdk.responses.stream(model="gpt-5-codex", input="list data", tools=RESPONSES_TOOLS) as stream:
+        final = stream.get_final_response()  # the SDK's accumulator accepts our item ids and indexes
+    assert [(o.type, o.arguments) for o in final.output] == [("function_call", '{"cmd": "ls -la data"}')]
+
+    # Codex's next turn: the call and its output go upstream as a tool_calls message and a tool message.
+    history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list data"}]},
+               {"type": "function_call", "call_id": "call_1", "name": "shell", "arguments": '{"cmd": "ls -la data"}'},
+               {"type": "function_call_output", "call_id": "call_1", "output": "a\nb"}]
+    answer = sdk.responses.create(model="gpt-5-codex", input=history, tools=RESPONSES_TOOLS)
+    assert answer.output_text == "the files are a, b"
+    upstream_turn = script.requests[3]["messages"]
+    assert upstream_turn[1]["tool_calls"] == [CALL]
+    assert upstream_turn[2] == {"role": "tool", "tool_call_id": "call_1", "content": "a\nb"}
+    _assert_metered(gateway.close_session(session), stub.stats.usages, "responses")

@@ -40,8 +40,8 @@ class CodexAdapter(CLIAdapter):
         log_format="codex exec --json JSONL (item.* and turn.completed usage)",
         install=InstallSpec(kind="npm", package="@openai/codex", version="", executable="codex"),
         notes="Emits no model name in --json events: the effective-model check sees nothing to compare. "
-              "Recent versions speak the Responses API, which the gateway serves (text only: tool calls "
-              "are not forwarded).",
+              "Recent versions speak the Responses API, which the gateway serves with function tools "
+              "(built-in and freeform tools are not forwarded).",
     )
 
     @classmethod
