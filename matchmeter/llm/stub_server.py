@@ -113,7 +113,7 @@ def load_script(path: Path) -> ScriptedReplies:
 @dataclass
 class StubStats:
     """Counters. `http_calls` counts chat-completion requests, faulted ones included; `usages` lists the
-    usage of every answered request in order; `authorized_calls` counts requests that carried an
+    usage of every answered request in order (not the late answer of a `timeout` fault); `authorized_calls` counts requests that carried an
     Authorization header (its value is never kept); `streams_started`/`streams_finished` count streamed
     replies whose first chunk / last byte was written."""
 
@@ -240,10 +240,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         messages = list(request.get("messages") or [])
         usage = build_usage(messages, reply)
-        with stub.stats.lock:
-            stub.stats.prompt_tokens += usage["prompt_tokens"]
-            stub.stats.completion_tokens += usage["completion_tokens"]
-            stub.stats.usages.append(usage)
+        if reply.fault != "timeout":  # its client gave up long ago: when the late answer lands is up to load
+            with stub.stats.lock:
+                stub.stats.prompt_tokens += usage["prompt_tokens"]
+                stub.stats.completion_tokens += usage["completion_tokens"]
+                stub.stats.usages.append(usage)
         model = reply.model or str(request.get("model", ""))
         headers = {SIM_HEADER: "1"} if reply.simulated else None
         if request.get("stream"):

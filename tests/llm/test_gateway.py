@@ -154,11 +154,11 @@ def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gat
     auth = {"Authorization": f"Bearer {session.token}"}
     texts = []
     for _ in range(3):
-        response = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=30)
+        response = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=120)
         assert response.status_code == 200
         texts.append(response.json()["choices"][0]["message"]["content"])
     assert texts == ["after 429", "after 5xx", "after timeout"]
-    broken = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=30)
+    broken = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=120)
     assert broken.status_code == 502
     assert broken.json()["error"]["message"].startswith("malformed reply from model stub/scripted")
     meter = gateway.close_session(session)
