@@ -173,6 +173,9 @@ def test_gemini_refusal_and_bad_token_are_google_shaped_errors(gateway, make_stu
     as_query = httpx.post(f"{gateway.url}/v1beta/models/gemini-2.5-flash:generateContent",
                           params={"key": session.token}, json=body)
     assert as_query.status_code == 402  # the token in ?key= is known (else 401); the budget still refuses
+    v1 = httpx.post(f"{gateway.url}/v1/models/gemini-2.5-flash:generateContent",
+                    headers={"x-goog-api-key": session.token}, json=body)
+    assert v1.status_code == 402  # the same API under /v1
     other = httpx.post(f"{gateway.url}/v1beta/models/gemini-2.5-flash:countTokens", params={"key": session.token},
                        json=body)
     assert other.status_code == 404
