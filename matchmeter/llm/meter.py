@@ -14,7 +14,6 @@ it replaces the untyped `spend_ledger` that was passed between the run, the tria
 from __future__ import annotations
 
 import json
-import os
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import BudgetExceeded, MatchmeterError
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
@@ -150,11 +150,6 @@ class ExecutionMeter:
 
     def write_jsonl(self, path: Path) -> None:
         """All calls, one JSON object per line, written atomically (temp file, fsync, rename)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with self._lock, open(tmp, "w", encoding="utf-8") as fh:
-            for call in self.calls:
-                fh.write(json.dumps(call.model_dump(mode="json"), sort_keys=True) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(path)
+        with self._lock:
+            lines = [json.dumps(call.model_dump(mode="json"), sort_keys=True) + "\n" for call in self.calls]
+        atomic_write_text(path, "".join(lines))

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from matchmeter.llm.stub_server import StubReply
+from matchmeter.llm.stub_replies import StubReply
 from matchmeter.llm.tokens import count_message_tokens
 from matchmeter.schema import TaskSpec, sha256_text
 

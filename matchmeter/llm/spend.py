@@ -14,11 +14,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import SpendCapReached
 
 
@@ -72,10 +72,5 @@ class SpendLedger:
     def _save(self) -> None:
         if self.path is None:
             return
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"spent_usd": self.spent_usd, "cap_usd": self.cap_usd,
-                       "unpriced_calls": self.unpriced_calls}, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        tmp.replace(self.path)
+        atomic_write_text(self.path, json.dumps({"spent_usd": self.spent_usd, "cap_usd": self.cap_usd,
+                                                 "unpriced_calls": self.unpriced_calls}))

@@ -42,39 +42,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from matchmeter.atomicfile import atomic_write_text
+from matchmeter.llm.sim import PERSONAS, SimResponder
+from matchmeter.llm.stub_replies import StubReply
 from matchmeter.llm.tokens import count_message_tokens, count_prompt_tokens, count_text_tokens
 
-FAULTS = ("429", "500", "502", "503", "504", "timeout", "malformed", "no_choices", "stream_cut")
 SIM_HEADER = "X-Matchmeter-Simulated"
-
-
-@dataclass
-class StubReply:
-    """One scripted answer. `cache_prefix` reports every message but the last as cached input."""
-
-    text: str = ""
-    model: str | None = None
-    fault: str | None = None
-    cached_tokens: int = 0
-    cache_prefix: bool = False
-    reasoning_tokens: int = 0
-    delay_s: float = 0.0
-    simulated: bool = False
-    chunk_delay_s: float = 0.0
-    hold: bool = False
-    tool_calls: list[dict[str, Any]] | None = None  # OpenAI-shaped; streamed in fragments
-
-    @classmethod
-    def coerce(cls, item: str | dict[str, Any] | StubReply) -> StubReply:
-        if isinstance(item, StubReply):
-            return item
-        if isinstance(item, str):
-            return cls(text=item)
-        reply = cls(**item)
-        if reply.fault is not None and str(reply.fault) not in FAULTS:
-            raise ValueError(f"unknown stub fault {reply.fault!r}; choose one of {', '.join(FAULTS)}")
-        reply.fault = None if reply.fault is None else str(reply.fault)
-        return reply
 
 
 Responder = Callable[[dict[str, Any]], "str | StubReply"]
@@ -182,8 +155,6 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") == "/stats":
             self._json(200, stub.stats.to_json())
         elif self.path.rstrip("/").endswith("/v1/models"):
-            from matchmeter.llm.sim import PERSONAS
-
             names = sorted({*stub.stats.models, *(f"sim/{p}" for p in PERSONAS)})
             self._json(200, {"object": "list", "data": [{"id": n, "object": "model"} for n in names]})
         else:
@@ -357,7 +328,7 @@ class StubServer:
         self.stream_gate = threading.Event()  # releases replies scripted with hold=True
         self._httpd: _StubHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self._sim: Any = None
+        self._sim: SimResponder | None = None
 
     @property
     def url(self) -> str:
@@ -409,10 +380,8 @@ class StubServer:
         reply = self.script(request)
         return None if reply is None else StubReply.coerce(reply)
 
-    def _sim_responder(self) -> Any:
+    def _sim_responder(self) -> SimResponder:
         if self._sim is None:
-            from matchmeter.llm.sim import SimResponder
-
             self._sim = SimResponder(suite_dirs=self.suite_dirs, tasks=self.tasks)
         return self._sim
 
@@ -437,9 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     stub = StubServer(script, host=args.host, port=args.port, suite_dirs=args.suite,
                       timeout_sleep_s=args.timeout_sleep_s).start()
     if args.port_file:
-        tmp = args.port_file.with_suffix(".tmp")
-        tmp.write_text(str(stub.port))
-        tmp.replace(args.port_file)
+        atomic_write_text(args.port_file, str(stub.port))
     print(f"matchmeter stub listening on {stub.url}", flush=True)
     try:
         while True:

@@ -23,12 +23,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.metrics.coverage import FULL, PARTIAL, STRATA, require_full_coverage
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-STRATA = ("easy", "medium", "hard")
 QUANTILE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 EFR_QUANTILE = 0.75
 QUANTILE_METHOD = "linear"
@@ -269,8 +269,6 @@ def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit
     """
     import pandas as pd
 
-    from matchmeter.metrics.coverage import FULL, PARTIAL, require_full_coverage
-
     if not 0 <= alpha <= 1:
         raise UserError(f"alpha {alpha:g} outside [0, 1]", "--alpha", "pick a weight between 0 and 1 (default 0.5)")
     null = df.loc[df["cost_usd"].isna()]
@@ -319,7 +317,6 @@ def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, 
     """
     import pandas as pd
 
-    from matchmeter.metrics.coverage import require_full_coverage
     from matchmeter.metrics.stats import rank_agreement
 
     scored = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]

@@ -137,7 +137,7 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
 
 def write_calibration(cal: Calibration, path: Path) -> None:
     """Write the calibration as indented JSON, atomically."""
-    from matchmeter.metrics.table import atomic_write_text
+    from matchmeter.atomicfile import atomic_write_text
 
     atomic_write_text(Path(path), cal.model_dump_json(indent=2) + "\n")
 

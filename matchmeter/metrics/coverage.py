@@ -16,6 +16,7 @@ from matchmeter.errors import UserError
 if TYPE_CHECKING:
     import pandas as pd
 
+STRATA = ("easy", "medium", "hard")  # effort strata, in order; AMS is their mean
 FULL, PARTIAL = "full", "PARTIAL"
 SHOWN = 8  # missing tasks named in the error line before "…"
 
@@ -29,8 +30,6 @@ def coverage_gaps(df: pd.DataFrame, task_strata: Mapping[str, str]) -> dict[str,
 
 def describe_gap(cfg: str, missing: list[str], task_strata: Mapping[str, str]) -> str:
     """'configuration 'X' lacks 2 of 5 calibrated tasks: t4 (medium), t5 (hard); no hard task ran'."""
-    from matchmeter.metrics.ams import STRATA
-
     named = ", ".join(f"{t} ({task_strata[t]})" for t in missing[:SHOWN]) + (", …" if len(missing) > SHOWN else "")
     have = {task_strata[t] for t in set(task_strata) - set(missing)}
     empty = [s for s in STRATA if s not in have and s in set(task_strata.values())]

@@ -80,7 +80,7 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
 
 def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
     """Write <stem>.csv and <stem>.json (atomically); returns the two paths."""
-    from matchmeter.metrics.table import atomic_write_text
+    from matchmeter.atomicfile import atomic_write_text
 
     out_dir = Path(out_dir)
     table = report.scores.table

@@ -14,8 +14,6 @@ naming the file, the column and the fix, never a NaN that leaks into a score.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -135,18 +133,3 @@ def _manifest_price_table(run_dir: Path) -> str:
         return str(json.loads(path.read_text()).get("price_table_id", "") or "")
     except (OSError, ValueError) as exc:
         raise UserError(f"unreadable manifest: {exc}", str(path), "restore manifest.json or remove it") from exc
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory, fsync, rename: a kill never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -125,7 +125,7 @@ def build_frozen(states: list[UnitState], *, sources: list[str], source_run: dic
 
 
 def write_frozen(descset: Path, frozen: FrozenSet) -> Path:
-    from matchmeter.runner.store import atomic_write_text
+    from matchmeter.atomicfile import atomic_write_text
 
     path = Path(descset) / FILE
     atomic_write_text(path, json.dumps(frozen.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n")

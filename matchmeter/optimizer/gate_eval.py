@@ -105,7 +105,7 @@ def write_qualification(report: EvalReport) -> Path | None:
     """Store the judge's measured rates (built-in corpus, held-out split only) for `optimize` and `demo`."""
     if report.judge_model is None or report.corpus != "built-in" or report.split != "test":
         return None
-    from matchmeter.runner.store import atomic_write_text
+    from matchmeter.atomicfile import atomic_write_text
 
     caught, total = report.rate("judge")
     both, _ = report.rate("both")

@@ -14,22 +14,12 @@ from typing import TYPE_CHECKING
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
-from matchmeter.report.tables import TITLES, finish
+from matchmeter.report.labels import finish
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from matchmeter.report.inputs import ReportContext
-
-TITLES.update({
-    "table3_conditions": "Table 3 — macro AMS and leader per description condition",
-    "table3_adapted1": "Table 3 — Adapted-1: per target mean reward, cost and AMS over the draws (95% draw "
-                       "intervals) and share of draws ranking first",
-    "conditions_per_pair": "Per condition and configuration: mean reward, mean cost, AMS",
-    "rank_shifts": "AMS rank per condition (shift against Original)",
-    "table4_original_generic_self": "Table 4 — Original vs Generic vs Self per configuration",
-    "cross_only_improvements": "Cross-only evaluations improving on Original",
-})
 
 
 def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str, pd.DataFrame]:

@@ -151,9 +151,10 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
             from the calibration, incomplete coverage without `allow_partial`, or an output path that is a
             directory.
     """
+    from matchmeter.atomicfile import atomic_write_text
     from matchmeter.metrics.calibration import read_calibration
     from matchmeter.metrics.health import check_health
-    from matchmeter.metrics.table import atomic_write_text, load_results
+    from matchmeter.metrics.table import load_results
     from matchmeter.report.inputs import task_context
     from matchmeter.report.render import write_tables
     from matchmeter.report.tables import build_tables

@@ -109,7 +109,7 @@ def table_payload(df: pd.DataFrame, name: str) -> dict[str, Any]:
 
 def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> list[Path]:
     """Write <name>.csv and <name>.json for every table (atomically); returns the paths written."""
-    from matchmeter.metrics.table import atomic_write_text
+    from matchmeter.atomicfile import atomic_write_text
 
     out_dir = Path(out_dir)
     paths = []

@@ -17,46 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.metrics import ams
+from matchmeter.report import condition_tables
+from matchmeter.report.labels import finish
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from matchmeter.metrics.calibration import Calibration
     from matchmeter.report.inputs import ReportContext
-
-TITLES = {
-    "table1_configurations": "Table 1 — configurations on Original descriptions",
-    "table1_leaders": "Table 1 — leaders",
-    "pass_k": "pass@k and pass^k per configuration (unbiased estimators over attempts, task means)",
-    "table2_ablations": "Table 2 — AMS component ablation",
-    "spearman_ams_pass_rate": "Rank agreement of AMS with pass rate",
-    "budget_quality": "Budget–quality curves (reward share within budget b, per stratum)",
-    "frontier": "Reward vs cost (upper convex hull from (0, 0))",
-    "per_task_reward": "Mean reward per configuration and task",
-    "efficiency": "Efficiency card per configuration (task-macro means)",
-    "fairness": "Harness-fairness scores per configuration",
-    "transport": "Transport damage (RR / RN / NN pass rates)",
-    "core_fidelity": "Core vs Full: AMS ranking fidelity",
-}
-
-
-def finish(df: pd.DataFrame, ctx: ReportContext, name: str, config_cols: Sequence[str] = ("configuration_id",),
-           notes: Sequence[str] = (), all_configs: bool = False,
-           row_configs: Sequence[Sequence[str]] | None = None) -> pd.DataFrame:
-    """Append the `flags` column and set attrs. Each row's configurations are its `config_cols` cells,
-    or `row_configs[i]`, or (`all_configs`, for summary rows computed over all of them) every one."""
-    every = sorted(ctx.original["configuration_id"].unique())
-    if row_configs is None:
-        row_configs = [list(every) if all_configs else [row[c] for c in config_cols if isinstance(row.get(c), str)]
-                       for row in df.to_dict("records")]
-    out = df.reset_index(drop=True)
-    out["flags"] = [ctx.flags(c) for c in row_configs]
-    involved = {c for cfgs in row_configs for c in cfgs}
-    out.attrs = {"title": TITLES.get(name, name), "simulated": bool(involved & ctx.simulated),
-                 "untrusted": sorted(involved & ctx.untrusted), "partial": sorted(involved & ctx.partial),
-                 "trust": {c: ctx.trust_of(c) for c in sorted(involved)}, "notes": list(notes)}
-    return out
-
 
 def _passed(df: pd.DataFrame) -> pd.Series:
     return (df["reward"].astype(float) >= 1.0).astype(float)
@@ -280,7 +248,6 @@ def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float 
     `frame` is a validated results table (`metrics.table.load_results(...).frame`); the efficiency
     card needs `run_dirs` (stored trajectories) and `reference_paths` (task id → command lists).
     """
-    from matchmeter.report import condition_tables
     from matchmeter.report.inputs import execution_cards, make_context
 
     ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha, allow_partial)

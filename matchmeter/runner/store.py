@@ -24,10 +24,10 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from matchmeter.atomicfile import atomic_path, atomic_write_bytes, atomic_write_text, fsync_dir
 from matchmeter.errors import UserError
 from matchmeter.schema import ExecutionResult, RunManifest, canonical_json, sha256_text
 
@@ -69,37 +69,6 @@ def execution_key(configuration_digest: str, task_digest: str, description_sha25
     """Digest of everything that makes an execution what it is; equal keys are the same execution."""
     payload = canonical_json([configuration_digest, task_digest, description_sha256, seed, attempt])
     return sha256_text(payload)[:24]
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write via a temp file in the same directory, fsync, rename: readers see old or new, never torn."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class RunStore:
@@ -193,7 +162,7 @@ class RunStore:
         if final.exists():  # an older attempt of the same key that lost its result.json
             shutil.rmtree(final)
         staging.replace(final)
-        _fsync_dir(self.executions)
+        fsync_dir(self.executions)
         return final
 
     def iter_results(self) -> Iterator[ExecutionResult]:
@@ -213,8 +182,6 @@ class RunStore:
 
         rows = [r.to_row() for r in self.iter_results()]
         frame = pd.DataFrame(rows)
-        tmp = self.root / f".results.parquet.{os.getpid()}.tmp"
-        frame.to_parquet(tmp, index=False)
-        tmp.replace(self.table_path)
-        _fsync_dir(self.root)
+        with atomic_path(self.table_path) as tmp:
+            frame.to_parquet(tmp, index=False)
         return self.table_path
