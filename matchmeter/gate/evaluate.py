@@ -18,8 +18,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from matchmeter.errors import UserError
+from matchmeter.gate import verdict
 from matchmeter.gate.rules import ReferenceKnowledge, check_rules
 from matchmeter.schema import sha256_text
+from matchmeter.tasks.loader import load_task
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "gate_corpus.jsonl"
 RULE_KINDS = ("literal", "number", "path", "prohibition", "command_leak", "step_list", "length")
@@ -94,8 +96,6 @@ def load_corpus(path: Path | None = None) -> tuple[dict[str, Any], list[dict[str
 def _original(case: dict[str, Any], suite: Path, tasks: dict[str, Any],
               frozen_originals: dict[str, str]) -> tuple[str, ReferenceKnowledge]:
     if case["task"] not in tasks:
-        from matchmeter.tasks.loader import load_task
-
         task_dir = suite / case["task"]
         if not (task_dir / "task.toml").is_file():
             raise UserError(f"gate corpus case {case['id']} names unknown task {case['task']}", str(suite),
@@ -124,8 +124,6 @@ def frozen_originals(corpus_path: Path | None = None) -> dict[str, str]:
 def evaluate(cases: list[dict[str, Any]], *, suite: Path, judge: Any = None, votes: int = 1,
              corpus_path: Path | None = None) -> list[CaseResult]:
     """Rules, and the judge when given, on every case; each layer independently."""
-    from matchmeter.gate import verdict
-
     loaded: dict[str, Any] = {}
     originals = frozen_originals(corpus_path)
     out = []

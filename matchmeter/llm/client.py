@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
 from matchmeter.llm.pricing import PriceTable
+from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
 from matchmeter.llm.spend import SpendLedger
 from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
 
@@ -229,8 +230,6 @@ class LMClient:
 
     def _behaviour_salt(self) -> str:
         if self.model.startswith("sim/"):
-            from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
-
             return f"|sim-behaviour-{SIM_BEHAVIOUR_VERSION}"
         return ""
 

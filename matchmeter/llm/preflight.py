@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from matchmeter.errors import AgentError, InfraError, UserError
+from matchmeter.llm.cache import ResponseCache
+from matchmeter.llm.client import LMClient, RetryPolicy
 
 PING = [{"role": "user", "content": "Reply with the single word OK."}]
 
@@ -42,9 +44,6 @@ def preflight_endpoints(endpoints: Iterable[Endpoint], *, cache_dir: Path | None
     Raises:
         UserError: the first endpoint that cannot be used, as `what (where): fix`.
     """
-    from matchmeter.llm.cache import ResponseCache
-    from matchmeter.llm.client import LMClient, RetryPolicy
-
     results = []
     for endpoint in dict.fromkeys(e for e in endpoints if not e.model.startswith("sim/")):
         client = LMClient(endpoint.model, api_base=endpoint.api_base, api_key_env=endpoint.api_key_env,

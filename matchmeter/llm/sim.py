@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 from matchmeter.llm.stub_replies import StubReply
 from matchmeter.llm.tokens import count_message_tokens
 from matchmeter.schema import TaskSpec, sha256_text
+from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
 
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 # Part of every sim cache key (see LMClient): bump it whenever persona behaviour changes, so cached
@@ -251,8 +252,6 @@ class SimResponder:
 
     def task(self, task_id: str) -> TaskSpec:
         if task_id not in self.tasks and not self._loaded:
-            from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
-
             for spec in load_tasks(self.suite_dirs or [builtin_suite_dir()]):
                 self.tasks.setdefault(spec.id, spec)
             self._loaded = True

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
 from matchmeter.metrics.coverage import FULL, PARTIAL, STRATA, require_full_coverage
+from matchmeter.metrics.stats import bootstrap_ci, rank_agreement
 
 if TYPE_CHECKING:
     import numpy as np
@@ -317,8 +318,6 @@ def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, 
     """
     import pandas as pd
 
-    from matchmeter.metrics.stats import rank_agreement
-
     scored = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
     require_full_coverage(scored, cuts.task_strata, allow_partial)
     comp = components(scored, cuts, unit_col, require_all=not allow_partial)
@@ -345,8 +344,6 @@ def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_
     """
     import numpy as np
     import pandas as pd
-
-    from matchmeter.metrics.stats import bootstrap_ci
 
     df = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
     check_coverage(df, cuts.task_strata, require_all=not allow_partial)

@@ -21,8 +21,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
+from matchmeter.metrics.table import load_results
+from matchmeter.metrics.trust import split_probes
 from matchmeter.schema import canonical_json, sha256_text, utcnow
 
 if TYPE_CHECKING:
@@ -93,8 +96,6 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
         UserError: unknown reference configuration, no Original executions, null reference costs,
             fewer than three tasks, or a reference configuration missing a task.
     """
-    from matchmeter.metrics.trust import split_probes
-
     ref = split_probes(df)[0]
     if "description_origin" in ref.columns:
         ref = ref.loc[ref["description_origin"].fillna("original") == "original"]
@@ -137,8 +138,6 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
 
 def write_calibration(cal: Calibration, path: Path) -> None:
     """Write the calibration as indented JSON, atomically."""
-    from matchmeter.atomicfile import atomic_write_text
-
     atomic_write_text(Path(path), cal.model_dump_json(indent=2) + "\n")
 
 
@@ -163,8 +162,6 @@ def read_calibration(path: Path) -> Calibration:
 def calibrate_runs(run_dirs: Sequence[Path], out: Path, alpha: float = ams.DEFAULT_ALPHA,
                    reference_config_ids: Sequence[str] = ()) -> Calibration:
     """`matchmeter calibrate`: load runs, calibrate, write the file; returns the calibration."""
-    from matchmeter.metrics.table import load_results
-
     tables = load_results(run_dirs)
     cal = calibrate(tables.frame, reference_config_ids, alpha, tables.price_table_id, tables.run_ids)
     write_calibration(cal, out)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
+from matchmeter.metrics.stats import rank_agreement
 from matchmeter.metrics.table import require_columns
 
 if TYPE_CHECKING:
@@ -271,8 +272,6 @@ def self_cost_change(df: pd.DataFrame) -> pd.DataFrame:
 def core_fidelity(df: pd.DataFrame, cuts: ams.StrataCuts, core_task_ids: Sequence[str],
                   alpha: float = ams.DEFAULT_ALPHA) -> RankAgreement:
     """Spearman ρ (and Kendall τ, largest shift) of AMS rankings on the Core subset against the full set."""
-    from matchmeter.metrics.stats import rank_agreement
-
     full = ams.score(df, cuts, alpha).table.set_index("configuration_id")["ams"]
     # the Core subset is partial by construction: it is compared with Full, never ranked on its own
     core = ams.score(df.loc[df["task_id"].isin(list(core_task_ids))], cuts, alpha,

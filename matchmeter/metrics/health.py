@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.llm.pricing import PriceTable
+from matchmeter.schema import TokenUsage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,9 +57,6 @@ def check_health(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path | N
 def reprice(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path) -> tuple[pd.DataFrame, str]:
     """`cost_usd` recomputed from the stored token classes with the shipped table + `prices` merged over it."""
     import pandas as pd
-
-    from matchmeter.llm.pricing import PriceTable
-    from matchmeter.schema import TokenUsage
 
     if not Path(prices).is_file():
         raise UserError("price file not found", str(prices), "pass a TOML file with [[price]] entries")

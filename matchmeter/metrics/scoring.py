@@ -21,10 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
 from matchmeter.metrics.calibration import Calibration, read_calibration
+from matchmeter.metrics.conditions import select_condition, unit_column
+from matchmeter.metrics.coverage import coverage_gaps
 from matchmeter.metrics.health import Health, check_health
+from matchmeter.metrics.table import load_results
+from matchmeter.metrics.trust import split_probes, trust_states
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -49,11 +54,6 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
         UserError: bad tables, a task the calibration does not cover, a different price table, a
             condition the runs do not hold, or (without `allow_partial`) incomplete coverage.
     """
-    from matchmeter.metrics.conditions import select_condition, unit_column
-    from matchmeter.metrics.coverage import coverage_gaps
-    from matchmeter.metrics.table import load_results
-    from matchmeter.metrics.trust import split_probes, trust_states
-
     cal = read_calibration(calibration_path)
     tables = load_results(run_dirs)
     if prices is None and cal.price_table_id and tables.price_table_id and cal.price_table_id != tables.price_table_id:
@@ -80,8 +80,6 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
 
 def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
     """Write <stem>.csv and <stem>.json (atomically); returns the two paths."""
-    from matchmeter.atomicfile import atomic_write_text
-
     out_dir = Path(out_dir)
     table = report.scores.table
     csv_path, json_path = out_dir / f"{stem}.csv", out_dir / f"{stem}.json"

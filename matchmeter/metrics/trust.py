@@ -16,6 +16,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
+from matchmeter.tasks.loader import builtin_probes_dir
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -25,8 +27,6 @@ TRUSTED, UNTRUSTED, NOT_PROBED = "trusted", "UNTRUSTED", "not probed"
 @cache
 def probe_task_ids() -> frozenset[str]:
     """Ids of the built-in probe tasks (their directory names)."""
-    from matchmeter.tasks.loader import builtin_probes_dir
-
     root = builtin_probes_dir()
     return frozenset(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else frozenset()
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.optimizer.records import GENERIC, UnitState
 from matchmeter.schema import SCHEMA_VERSION, Description, canonical_json, sha256_text
@@ -125,8 +126,6 @@ def build_frozen(states: list[UnitState], *, sources: list[str], source_run: dic
 
 
 def write_frozen(descset: Path, frozen: FrozenSet) -> Path:
-    from matchmeter.atomicfile import atomic_write_text
-
     path = Path(descset) / FILE
     atomic_write_text(path, json.dumps(frozen.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
     return path

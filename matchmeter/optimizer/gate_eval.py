@@ -16,7 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from matchmeter.gate.evaluate import RULE_KINDS, EvalReport, evaluate, load_corpus, tabulate
+from matchmeter.atomicfile import atomic_write_text
+from matchmeter.errors import UserError
+from matchmeter.gate.evaluate import CORPUS, RULE_KINDS, EvalReport, evaluate, load_corpus, tabulate
+from matchmeter.gate.judge import Judge
+from matchmeter.llm.cache import default_cache_dir
+from matchmeter.llm.client import LMClient
+from matchmeter.optimizer.records import source_slug
+from matchmeter.optimizer.sim_replies import OptimizerStub
+from matchmeter.schema import sha256_text
+from matchmeter.tasks.loader import builtin_suite_dir
 
 JUDGE_ONLY_NOTE = "SIMULATED judge (string checks, no semantic check)"
 
@@ -26,13 +35,8 @@ def _judge(model: str | None, api_base: str | None) -> Iterator[Any]:
     if model is None:
         yield None
         return
-    from matchmeter.gate.judge import Judge
-    from matchmeter.llm.client import LMClient
-
     stub = None
     if model.startswith("sim/") and api_base is None:
-        from matchmeter.optimizer.sim_replies import OptimizerStub
-
         stub = OptimizerStub(None).start()
         api_base = f"{stub.url}/v1"
     client = LMClient(model, api_base=api_base)
@@ -46,9 +50,6 @@ def _judge(model: str | None, api_base: str | None) -> Iterator[Any]:
 
 def run_gate_eval(corpus: Path | None, judge_model: str | None, *, split: str = "test", votes: int = 1,
                   api_base: str | None = None, suite: Path | None = None) -> EvalReport:
-    from matchmeter.errors import UserError
-    from matchmeter.tasks.loader import builtin_suite_dir
-
     if split not in ("test", "dev", "all"):
         raise UserError(f"unknown split {split!r}", "--split", "choose test, dev or all")
     meta, cases = load_corpus(corpus)
@@ -91,11 +92,6 @@ def render_gate_eval(report: EvalReport, console: Any) -> None:
 
 
 def qualification_path(model: str) -> Path:
-    from matchmeter.gate.evaluate import CORPUS
-    from matchmeter.llm.cache import default_cache_dir
-    from matchmeter.optimizer.records import source_slug
-    from matchmeter.schema import sha256_text
-
     # keyed by the corpus's digest: a measurement on another corpus is not this judge's qualification
     corpus = sha256_text(CORPUS.read_text(encoding="utf-8"))[:12]
     return default_cache_dir() / "gate-qualification" / f"{source_slug(model)}-{corpus}.json"
@@ -105,8 +101,6 @@ def write_qualification(report: EvalReport) -> Path | None:
     """Store the judge's measured rates (built-in corpus, held-out split only) for `optimize` and `demo`."""
     if report.judge_model is None or report.corpus != "built-in" or report.split != "test":
         return None
-    from matchmeter.atomicfile import atomic_write_text
-
     caught, total = report.rate("judge")
     both, _ = report.rate("both")
     rules, _ = report.rate("rules")

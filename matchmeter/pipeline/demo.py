@@ -22,6 +22,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from matchmeter.errors import UserError
+from matchmeter.metrics.calibration import calibrate_runs
+from matchmeter.optimizer.pipeline import OptimizeRequest, optimize
+from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, render_evaluation
+from matchmeter.report.html import summary_line, write_report
+from matchmeter.report.render import render_tables
+from matchmeter.runner.agents.adapters import adapter_class
+from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable
+from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 SOURCES = ("sloppy", "explorer")
 SCOPES = ("demo", "core", "full")
@@ -48,8 +58,6 @@ class DemoRequest(BaseModel):
     def run_filter(self) -> dict:  # type: ignore[type-arg]
         """RunRequest fields that select the demo's tasks."""
         if self.scope not in SCOPES:
-            from matchmeter.errors import UserError
-
             raise UserError(f"unknown demo scope {self.scope!r}", "--scope", f"choose one of {', '.join(SCOPES)}")
         if self.tasks:
             return {"only": list(self.tasks), "core": False}
@@ -79,9 +87,6 @@ def _run_name(config) -> str:  # type: ignore[no-untyped-def]
 
 def ensure_cli(agent: str, console) -> None:  # type: ignore[no-untyped-def]
     """Install the CLI into the cache venv before any trial needs it, saying so (about a minute, once)."""
-    from matchmeter.runner.agents.adapters import adapter_class
-    from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable
-
     spec = adapter_class(agent).profile().install  # type: ignore[union-attr]
     if spec.kind != "pypi" or installed_executable(spec.package, spec.version, spec.executable):
         return
@@ -93,13 +98,6 @@ def ensure_cli(agent: str, console) -> None:  # type: ignore[no-untyped-def]
 
 def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-def]
     """Run every stage; return the report path."""
-    from matchmeter.metrics.calibration import calibrate_runs
-    from matchmeter.optimizer.pipeline import OptimizeRequest, optimize
-    from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, render_evaluation
-    from matchmeter.report.html import summary_line, write_report
-    from matchmeter.report.render import render_tables
-    from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
-
     out = Path(request.out)
     backend = choose_backend(request.backend, console)
     console.print("[bold yellow]SIMULATED[/]: every model here is a sim/ persona served by the loopback stub; "

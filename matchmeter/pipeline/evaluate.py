@@ -245,18 +245,13 @@ def render_evaluation(summary: EvaluationSummary, calibration: Path | None, cons
     if calibration is None:
         console.print("pass --calibration to print the condition tables (or run `matchmeter report`)")
         return
-    import pandas as pd
+    from matchmeter.report.condition_tables import write_run_tables
+    from matchmeter.report.render import render_tables
 
-    from matchmeter.metrics import conditions as cond
-    from matchmeter.metrics.calibration import read_calibration
-
-    cal = read_calibration(calibration)
-    frame = pd.read_parquet(summary.conditions_table)
-    report = cond.condition_report(frame, cal.cuts(), cal.alpha)
     out_dir = Path(summary.run_dir) / "tables"
-    out_dir.mkdir(exist_ok=True)
-    for name, table in (("conditions_per_pair", report.per_pair), ("conditions_summary", report.per_condition)):
-        table.to_csv(out_dir / f"{name}.csv", index=False)
-        table.to_json(out_dir / f"{name}.json", orient="records", indent=2)
-        console.print(f"[bold]{name}[/]")
-        console.print(table.to_string(index=False))
+    tables = write_run_tables(Path(summary.conditions_table), calibration, out_dir)
+    if not tables:
+        console.print("only the Original condition ran: no condition tables (`matchmeter report` shows Table 1)")
+        return
+    render_tables(tables, console)
+    console.print(f"condition tables written to {out_dir} (CSV + JSON)", highlight=False)

@@ -14,9 +14,16 @@ from typing import TYPE_CHECKING
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
+from matchmeter.metrics.calibration import read_calibration
+from matchmeter.metrics.stats import ranks
+from matchmeter.metrics.table import validate_results
+from matchmeter.report.inputs import make_context
 from matchmeter.report.labels import finish
+from matchmeter.report.render import write_tables
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas as pd
 
     from matchmeter.report.inputs import ReportContext
@@ -40,6 +47,23 @@ def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str,
                                                 notes=["improved = higher reward, or the same reward at lower cost, "
                                                        "than Original on the same (target, task)"])
     return out
+
+
+def write_run_tables(conditions_table: Path, calibration: Path, out_dir: Path, n_draws: int = 10_000,
+                     seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The condition tables of one evaluate run (its conditions.parquet) on a frozen calibration, written by the
+    report's writer (`render.write_tables`): `evaluate --calibration` and `report` write the same files.
+    Empty when the run holds no condition but Original."""
+    import pandas as pd
+
+    cal = read_calibration(calibration)
+    frame = validate_results(pd.read_parquet(conditions_table), str(conditions_table))
+    ctx = make_context(frame, cal.cuts(), cal.alpha)
+    if ctx.conditions is None:
+        return {}
+    tables = build(ctx, n_draws=n_draws, seed=seed)
+    write_tables(tables, out_dir)
+    return tables
 
 
 def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame | None, str]:
@@ -79,8 +103,6 @@ def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: Repor
 
 def rank_shifts(per_pair: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     """Wide: rank_<condition> per configuration (1 = best AMS) and the largest |shift| against Original."""
-    from matchmeter.metrics.stats import ranks
-
     wide = per_pair.dropna(subset=["ams"]).pivot(index="configuration_id", columns="condition", values="ams")
     conds = [c for c in cond.CONDITIONS if c in wide.columns]
     out = wide[conds].apply(lambda col: ranks(col.dropna()).reindex(col.index)).astype("Int64")

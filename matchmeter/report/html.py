@@ -15,9 +15,15 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
+from matchmeter.metrics.calibration import read_calibration
+from matchmeter.metrics.health import check_health
+from matchmeter.metrics.table import load_results
 from matchmeter.report import svg
-from matchmeter.report.render import format_cell
+from matchmeter.report.inputs import task_context
+from matchmeter.report.render import format_cell, write_tables
+from matchmeter.report.tables import build_tables
 from matchmeter.schema import utcnow
 
 if TYPE_CHECKING:
@@ -151,14 +157,6 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
             from the calibration, incomplete coverage without `allow_partial`, or an output path that is a
             directory.
     """
-    from matchmeter.atomicfile import atomic_write_text
-    from matchmeter.metrics.calibration import read_calibration
-    from matchmeter.metrics.health import check_health
-    from matchmeter.metrics.table import load_results
-    from matchmeter.report.inputs import task_context
-    from matchmeter.report.render import write_tables
-    from matchmeter.report.tables import build_tables
-
     out = Path(out)
     if out.is_dir():
         raise UserError("--out is a directory", str(out), "pass a file name such as report.html")

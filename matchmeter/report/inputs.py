@@ -23,6 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.metrics.coverage import coverage_gaps
+from matchmeter.metrics.efficiency import EfficiencyCard, efficiency_card, steps_from_trajectory
+from matchmeter.metrics.trust import NOT_PROBED, UNTRUSTED, split_probes, trust_states
+from matchmeter.schema import ExecutionResult, Trajectory
+from matchmeter.tasks.loader import builtin_suite_dir, is_task_dir, load_tasks, read_index
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,8 +62,6 @@ class ReportContext(NamedTuple):
         return " ".join(out)
 
     def trust_of(self, configuration: str) -> str:
-        from matchmeter.metrics.trust import NOT_PROBED
-
         return self.trust.get(configuration, NOT_PROBED)
 
 
@@ -69,9 +72,6 @@ def make_context(frame: pd.DataFrame, cuts: StrataCuts, alpha: float, allow_part
     when their description is the Original one; other condition-less rows belong to no condition.
     """
     import pandas as pd
-
-    from matchmeter.metrics.coverage import coverage_gaps
-    from matchmeter.metrics.trust import UNTRUSTED, split_probes, trust_states
 
     trust = trust_states(frame)
     frame = split_probes(frame)[0]
@@ -121,8 +121,6 @@ def task_context(run_dirs: Sequence[Path], task_paths: Sequence[Path] = ()) -> T
     A task set that cannot be loaded any more (moved, deleted) leaves the efficiency card out with
     the reason in `note` rather than failing the whole report.
     """
-    from matchmeter.tasks.loader import builtin_suite_dir, is_task_dir, load_tasks, read_index
-
     paths = [Path(p) for p in task_paths] or _manifest_task_paths(run_dirs)
     try:
         tasks = load_tasks(paths)
@@ -160,9 +158,6 @@ def execution_cards(run_dirs: Sequence[Path], frame: pd.DataFrame,
     to Q is the raw verifier reward with the stored safety findings deducted (as `card_for_execution`).
     """
     import pandas as pd
-
-    from matchmeter.metrics.efficiency import EfficiencyCard, efficiency_card, steps_from_trajectory
-    from matchmeter.schema import ExecutionResult, Trajectory
 
     wanted = set(frame["execution_key"].astype(str)) if "execution_key" in frame.columns else set()
     rows = []

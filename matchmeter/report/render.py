@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from matchmeter.atomicfile import atomic_write_text
+
 if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
@@ -109,8 +111,6 @@ def table_payload(df: pd.DataFrame, name: str) -> dict[str, Any]:
 
 def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> list[Path]:
     """Write <name>.csv and <name>.json for every table (atomically); returns the paths written."""
-    from matchmeter.atomicfile import atomic_write_text
-
     out_dir = Path(out_dir)
     paths = []
     for name, df in tables.items():

@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.metrics import ams
+from matchmeter.metrics.conditions import core_fidelity as fidelity
+from matchmeter.metrics.fairness import fairness_table
+from matchmeter.metrics.stats import cost_of_pass, pass_k_table, quality_cost_frontier, rank_agreement
+from matchmeter.metrics.transport import escaped_mismatches, transport_table
 from matchmeter.report import condition_tables
+from matchmeter.report.inputs import execution_cards, make_context
 from matchmeter.report.labels import finish
 
 if TYPE_CHECKING:
@@ -37,8 +42,6 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     """Per configuration: executions, passes, pass rate and mean reward (task macro), mean cost, cost
     and tokens per pass, AMS with its bootstrap CI and rank (as `matchmeter score`)."""
     import numpy as np
-
-    from matchmeter.metrics.stats import cost_of_pass
 
     f = ctx.original.assign(_p=_passed(ctx.original))
     scores = ams.score(f, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
@@ -105,8 +108,6 @@ def spearman_vs_pass_rate(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     """Spearman ρ and Kendall τ of AMS against pass rate over the scored configurations."""
     import pandas as pd
 
-    from matchmeter.metrics.stats import rank_agreement
-
     scored = t1.dropna(subset=["ams"]).set_index("configuration_id")
     agree = rank_agreement(scored["ams"].astype(float), scored["pass_rate"].astype(float))
     row = {"n_configurations": len(scored), "spearman": agree.spearman, "kendall": agree.kendall,
@@ -117,8 +118,6 @@ def spearman_vs_pass_rate(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
 def pass_k(ctx: ReportContext, max_k: int = 5) -> pd.DataFrame | None:
     """pass@k and pass^k for k = 1 .. the fewest attempts any configuration has on a task (at most `max_k`);
     None when that is 0 (no table). Passing = reward 1."""
-    from matchmeter.metrics.stats import pass_k_table
-
     f = ctx.original
     k_max = min(max_k, int(f.groupby(["configuration_id", "task_id"]).size().min()))
     if k_max < 1:
@@ -162,8 +161,6 @@ def budget_quality(ctx: ReportContext) -> pd.DataFrame:
 
 def frontier(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     """Configurations at (task-macro mean cost, mean reward), marked when on the quality–cost frontier."""
-    from matchmeter.metrics.stats import quality_cost_frontier
-
     pts = t1[["configuration_id", "mean_cost_usd", "mean_reward"]].copy()
     on = quality_cost_frontier(pts, cost_col="mean_cost_usd", reward_col="mean_reward")
     pts["on_frontier"] = pts.index.isin(on.index)
@@ -196,15 +193,11 @@ def efficiency(cards: pd.DataFrame, ctx: ReportContext, note: str = "") -> pd.Da
 
 def fairness(ctx: ReportContext) -> pd.DataFrame:
     """HDR, CB-HDR, HDR-C, p50 latency per configuration (the cohort is every configuration shown)."""
-    from matchmeter.metrics.fairness import fairness_table
-
     return finish(fairness_table(ctx.original), ctx, "fairness")
 
 
 def transport(ctx: ReportContext) -> pd.DataFrame | None:
     """RR/RN/NN per model when the runs used more than one (contract, transport) cell; else None."""
-    from matchmeter.metrics.transport import escaped_mismatches, transport_table
-
     f = ctx.original
     if not {"model", "contract", "transport"} <= set(f.columns) or len(f[["contract", "transport"]].drop_duplicates()) < 2:
         return None
@@ -222,8 +215,6 @@ def transport(ctx: ReportContext) -> pd.DataFrame | None:
 def core_fidelity(ctx: ReportContext, core_task_ids: Sequence[str]) -> pd.DataFrame | None:
     """Spearman/Kendall of Core-subset AMS ranks against Full, when the runs hold both Core and non-Core tasks."""
     import pandas as pd
-
-    from matchmeter.metrics.conditions import core_fidelity as fidelity
 
     tasks = set(ctx.original["task_id"])
     core = sorted(tasks & set(core_task_ids))
@@ -248,8 +239,6 @@ def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float 
     `frame` is a validated results table (`metrics.table.load_results(...).frame`); the efficiency
     card needs `run_dirs` (stored trajectories) and `reference_paths` (task id → command lists).
     """
-    from matchmeter.report.inputs import execution_cards, make_context
-
     ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha, allow_partial)
     t1 = table1(ctx, n_resamples, seed)
     tables = {"table1_configurations": t1, "table1_leaders": leaders(t1, ctx)}

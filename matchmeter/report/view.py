@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from matchmeter.metrics.trust import trust_states
 from matchmeter.report.viewdata import Library, Run, audit_records, execution_detail, open_library, read_json
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ def page_of(n: int, page: int, per_page: int) -> dict[str, int]:
 
 def overview_rows(run: Run) -> list[dict[str, Any]]:
     """Per configuration of a run: executions, tasks, mean reward and cost, failures, trust, simulated."""
-    from matchmeter.metrics.trust import trust_states
-
     idx = run.index()
     if idx.empty:
         return []

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import UserError
+from matchmeter.schema import Description
+from matchmeter.tasks.loader import load_tasks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -165,9 +167,6 @@ def description_texts(lib: Library, run: Run) -> dict[str, dict]:
 
 
 def _original_texts(run: Run) -> dict[str, dict]:
-    from matchmeter.schema import Description
-    from matchmeter.tasks.loader import load_tasks
-
     paths = [Path(p) for p in (run.manifest.get("request") or {}).get("tasks", []) or []]
     try:
         tasks = load_tasks(paths)

@@ -102,3 +102,47 @@ def test_missing_pooled_unit_leaves_adapted1_out_with_the_reason(evaluated):
     assert any(n.startswith("Adapted-1 left out: no pooled execution of target 'cfg01' on task 'task004' with source 'cfg02'")
                for n in notes)
     assert "adapted1" not in set(tables["table3_conditions"]["condition"])
+
+
+def test_evaluate_and_report_write_the_same_condition_tables_through_one_writer(evaluated, tmp_path):
+    """`evaluate --calibration` (render_evaluation) writes the report's condition tables, by the report's writer."""
+    import json
+
+    from rich.console import Console
+
+    from matchmeter.metrics.calibration import write_calibration
+    from matchmeter.pipeline.evaluate import EvaluationSummary, render_evaluation
+    from matchmeter.report import condition_tables
+    from matchmeter.report.inputs import make_context
+    from matchmeter.report.render import write_tables
+
+    df, cal, _ = evaluated
+    run_dir, cal_path = tmp_path / "eval", tmp_path / "calibration.json"
+    run_dir.mkdir()
+    df.to_parquet(run_dir / "conditions.parquet", index=False)
+    write_calibration(cal, cal_path)
+    summary = EvaluationSummary(run_dir=str(run_dir), planned=0, executed=0, skipped=0, units=0,
+                                conditions_table=str(run_dir / "conditions.parquet"))
+    console = Console(record=True, width=200)
+    render_evaluation(summary, cal_path, console)
+    report_dir = tmp_path / "report-tables"
+    expected = write_tables(condition_tables.build(make_context(df, cal.cuts(), cal.alpha)), report_dir)
+    assert sorted(p.name for p in (run_dir / "tables").iterdir()) == sorted(p.name for p in expected)
+    for path in expected:
+        assert (run_dir / "tables" / path.name).read_text() == path.read_text(), path.name
+    payload = json.loads((run_dir / "tables" / "table3_conditions.json").read_text())
+    assert payload["label"] == "SIMULATED"
+    assert [r["condition"] for r in payload["rows"]] == ["original", "self", "cross_only", "pooled", "generic", "adapted1"]
+    assert "Table 3" in console.export_text()
+
+
+def test_an_evaluate_run_with_only_original_writes_no_condition_tables(evaluated, tmp_path):
+    from matchmeter.metrics.calibration import write_calibration
+    from matchmeter.report.condition_tables import write_run_tables
+
+    df, cal, _ = evaluated
+    path = tmp_path / "conditions.parquet"
+    df.loc[df["condition"] == "original"].to_parquet(path, index=False)
+    write_calibration(cal, tmp_path / "cal.json")
+    assert write_run_tables(path, tmp_path / "cal.json", tmp_path / "tables") == {}
+    assert not (tmp_path / "tables").exists()

@@ -24,6 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import AgentError, UserError
+from matchmeter.llm.client import LMClient, RetryPolicy
+from matchmeter.llm.gateway_client import GatewayClient
+from matchmeter.llm.pricing import PriceTable
+from matchmeter.llm.spend import SpendLedger
 from matchmeter.runner.agents.session import OUTPUT_LIMIT_BYTES
 from matchmeter.runner.gateway_link import execution_salt
 from matchmeter.runner.transport import contract_note
@@ -161,11 +165,6 @@ class BashAgent:
 
         Cache salt = task, seed (and attempt when the session has one); with the gateway the trial puts the
         same salt in the execution's upstream (runner/gateway_link.py)."""
-        from matchmeter.llm.client import LMClient, RetryPolicy
-        from matchmeter.llm.gateway_client import GatewayClient
-        from matchmeter.llm.pricing import PriceTable
-        from matchmeter.llm.spend import SpendLedger
-
         if session.gateway is not None:
             return GatewayClient(session.gateway.harness_url, session.gateway.token, str(self.configuration.model),
                                  timeout_s=float(self.options.get("timeout_s", "120")))
