@@ -55,14 +55,22 @@ def rank_agreement(a: pd.Series, b: pd.Series) -> RankAgreement:
 # ------------------------------------------------------------------ pass@k
 
 
-def pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
-    """Unbiased pass@k = 1 − C(n−c, k)/C(n, k), as a stable product (Chen et al. 2021)."""
+def _attempt_counts(n: np.ndarray, c: np.ndarray, k: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """(attempts, passes) as int arrays; a UserError when a task has fewer than k attempts."""
     import numpy as np
 
     n, c = np.asarray(n, int), np.asarray(c, int)
     if (n < k).any():
-        raise UserError(f"pass@{k} needs at least {k} attempts per task; some have {int(n.min())}", "pass@k",
+        raise UserError(f"{what}{k} needs at least {k} attempts per task; some have {int(n.min())}", f"{what}k",
                         "run more attempts or lower k")
+    return n, c
+
+
+def pass_at_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """Unbiased pass@k = 1 − C(n−c, k)/C(n, k), as a stable product (Chen et al. 2021)."""
+    import numpy as np
+
+    n, c = _attempt_counts(n, c, k, "pass@")
     out = np.ones(n.shape)
     for j in range(k):  # loop over k (small), vectorised over tasks
         out *= np.where(n - c - j > 0, (n - c - j) / (n - j), 0.0)
@@ -73,10 +81,7 @@ def pass_hat_k(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     """pass^k = C(c, k)/C(n, k): the chance that k attempts drawn without replacement all pass."""
     import numpy as np
 
-    n, c = np.asarray(n, int), np.asarray(c, int)
-    if (n < k).any():
-        raise UserError(f"pass^{k} needs at least {k} attempts per task; some have {int(n.min())}", "pass^k",
-                        "run more attempts or lower k")
+    n, c = _attempt_counts(n, c, k, "pass^")
     out = np.ones(n.shape)
     for j in range(k):
         out *= np.where(c - j > 0, (c - j) / (n - j), 0.0)
