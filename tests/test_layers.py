@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,27 @@ KNOWN_LOOPS = [["matchmeter.optimizer.generic", "matchmeter.optimizer.rewriter"]
 def test_no_import_loops():
     """No module reaches itself through imports, even through one deferred into a function."""
     assert [loop for loop in cycles(package_imports(PACKAGE)) if loop not in KNOWN_LOOPS] == []
+
+
+# Function-local imports of the package's own modules left in files that other changes are reworking (the
+# RunContext refactor; the sandbox, gateway and task owners): move them to module level when those land and
+# lower or delete the entry. cli.py keeps its own: each command imports its implementation when it runs.
+PENDING_LOCAL = {
+    "matchmeter/runner/run.py": 11, "matchmeter/optimizer/pipeline.py": 7, "matchmeter/pipeline/evaluate.py": 4,
+    "matchmeter/tasks/commands.py": 4, "matchmeter/optimizer/sourceside.py": 3, "matchmeter/llm/gateway.py": 2,
+    "matchmeter/optimizer/generic.py": 1, "matchmeter/optimizer/rewriter.py": 1, "matchmeter/runner/check.py": 1,
+    "matchmeter/runner/endpoints.py": 1, "matchmeter/runner/executor.py": 1,
+    "matchmeter/runner/sandbox/egress_forwarder.py": 1,
+}
+
+
+def test_internal_imports_sit_at_module_level():
+    """An internal import inside a function hides a loop or costs nothing to hoist (heavy third-party modules
+    stay lazy: they are not internal)."""
+    statements = {(i.path, i.line): i for i in package_imports(PACKAGE) if i.local}
+    per_file = Counter(str(path.relative_to(ROOT)) for path, _ in statements)
+    per_file.pop("matchmeter/cli.py", None)
+    assert {f: n for f, n in per_file.items() if n > PENDING_LOCAL.get(f, 0)} == {}
 
 
 # ------------------------------------------------------------------ tests for the test

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.runner.agents import AGENTS
+from matchmeter.runner.agents.adapters.install import ensure_installed
 
 if TYPE_CHECKING:
     from matchmeter.runner.agents.adapters.base import AdapterProfile
@@ -47,8 +48,6 @@ def host_paths(configuration: Configuration) -> list[Path]:
     spec = cls.profile().install
     if spec.kind != "pypi":
         return []
-    from matchmeter.runner.agents.adapters.install import ensure_installed
-
     venv = ensure_installed(spec.package, spec.version, spec.executable).parent.parent
     paths = [venv]
     cfg = venv / "pyvenv.cfg"
