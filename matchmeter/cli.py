@@ -12,9 +12,6 @@ from pathlib import Path
 
 import typer
 
-from matchmeter import __version__
-from matchmeter.errors import UserError
-
 app = typer.Typer(
     name="matchmeter",
     help="Fair, cost-aware benchmarks of command-line agents (AMS scoring, adapted descriptions).",
@@ -36,6 +33,8 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
 def _version(value: bool) -> None:
     if value:
+        from matchmeter import __version__
+
         typer.echo(f"matchmeter {__version__}")
         raise typer.Exit(0)
 
@@ -56,6 +55,8 @@ NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to 
 def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
                    no_cache: bool) -> dict[str, str]:
     """Agent options that say where and how a model is reached (not part of the configuration digest)."""
+    from matchmeter.errors import UserError
+
     if prices is not None and not prices.is_file():
         raise UserError("price file not found", str(prices), "pass a TOML file with [[price]] entries")
     options = {"api_base": api_base, "api_key_env": api_key_env,
@@ -567,6 +568,8 @@ def view(
 
 def main() -> None:
     """Console-script entry: run the app and render errors in one place."""
+    from matchmeter.errors import UserError
+
     try:
         rc = app(standalone_mode=False)
     except UserError as exc:
