@@ -102,7 +102,7 @@ PENDING_LOCAL = {
     "matchmeter/tasks/commands.py": 4, "matchmeter/optimizer/sourceside.py": 3, "matchmeter/llm/gateway.py": 2,
     "matchmeter/optimizer/generic.py": 1, "matchmeter/optimizer/rewriter.py": 1, "matchmeter/runner/check.py": 1,
     "matchmeter/runner/endpoints.py": 1, "matchmeter/runner/executor.py": 1,
-    "matchmeter/runner/sandbox/egress_forwarder.py": 1,
+    "matchmeter/runner/sandbox/egress_forwarder.py": 1, "matchmeter/runner/agents/adapters/base.py": 2,
 }
 
 

@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, UserError
-from matchmeter.llm.pricing import PriceTable
-from matchmeter.runner.agents.adapters.install import ensure_installed
 from matchmeter.schema import ModelCall, Step, TokenUsage
 
 if TYPE_CHECKING:
@@ -149,6 +147,8 @@ class CLIAdapter:
             return
         spec = self.PROFILE.install
         if spec.kind == "pypi":
+            from matchmeter.runner.agents.adapters.install import ensure_installed
+
             self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
             # The venv lives on the host: bwrap and local see it, a docker container does not.
             if session.sandbox.exec(f"test -x {shlex.quote(self.executable)}", 30).exit_code != 0:
@@ -303,6 +303,8 @@ class CLIAdapter:
 
     def _priced(self, call: ModelCall) -> ModelCall:
         """Cost = tokens × the price of the model that ran (the reported one when the table knows it)."""
+        from matchmeter.llm.pricing import PriceTable
+
         if call.cost.usd is None:  # the parser already knows the cost is unknown (no usage in the log)
             return call.model_copy(update={"model": self.configuration.model or call.model})
         table = PriceTable.load()
