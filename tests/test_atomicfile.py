@@ -60,7 +60,7 @@ def test_new_files_follow_the_umask_like_any_other_file(tmp_path):
 
 
 def test_no_module_but_atomicfile_hand_rolls_a_durable_write():
-    """A second fsync + rename writer is a copy of this helper; use matchmeter.atomicfile instead."""
+    """A second fsync or temp-file-rename writer is a copy of this helper; use matchmeter.atomicfile instead."""
     offenders = []
     for path in PACKAGE.rglob("*.py"):
         if "suite" in path.parts or "probes" in path.parts or path.name == "atomicfile.py":
@@ -68,4 +68,8 @@ def test_no_module_but_atomicfile_hand_rolls_a_durable_write():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in ("fsync", "mkstemp"):
                 offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.attr}")
+            # `tmp.replace(path)`: a temp file renamed over its target by hand
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace" \
+                    and isinstance(node.func.value, ast.Name) and "tmp" in node.func.value.id:
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.func.value.id}.replace")
     assert offenders == []

@@ -22,6 +22,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, Field
 
 from matchmeter import __version__
+from matchmeter.atomicfile import atomic_path
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
@@ -215,9 +216,8 @@ def write_conditions_table(store: RunStore, units: list[Unit]) -> Path:
                                 "description_sha256": u.description.sha256} for u in units])
     joined = results.merge(unit_frame, on=["configuration_id", "task_id", "description_sha256"], how="inner")
     path = store.root / "conditions.parquet"
-    tmp = store.root / ".conditions.parquet.tmp"
-    joined.to_parquet(tmp, index=False)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        joined.to_parquet(tmp, index=False)
     return path
 
 
