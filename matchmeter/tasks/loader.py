@@ -18,6 +18,7 @@ and `core` (a subset). Every problem is a UserError naming file, field, value an
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -69,16 +70,23 @@ def task_files(task: TaskSpec) -> TaskPaths:
     return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
 
 
+def shared_dir() -> Path:
+    """The suite's shared verifier modules (verifylib.py, quoting.py): one copy each, for every task."""
+    return builtin_suite_dir() / "_shared"
+
+
 def verify_support_files(task: TaskSpec) -> dict[str, Path]:
     """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
-    the suite's one verifylib.py when a verifier imports it, and the setup script as setup.sh (verifiers
+    each shared module (shared_dir()) a verifier imports, and the setup script as setup.sh (verifiers
     rebuild the pristine starting state from it). Harbor export writes the same files into tests/."""
     tests = Path(task.path) / "tests"
+    code = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(tests.glob("*.py")))
     out: dict[str, Path] = {}
-    if any("verifylib" in p.read_text(encoding="utf-8", errors="replace") for p in tests.glob("*.py")):
-        out["verifylib.py"] = builtin_suite_dir() / "_shared" / "verifylib.py"
+    for lib in sorted(shared_dir().glob("*.py")):
+        if not (tests / lib.name).exists() and re.search(rf"^\s*(from|import)\s+{lib.stem}\b", code, re.M):
+            out[lib.name] = lib
     setup = task_files(task).setup
-    if setup is not None:
+    if setup is not None and not (tests / "setup.sh").exists():
         out["setup.sh"] = setup
     return out
 
