@@ -71,20 +71,34 @@ def task_files(task: TaskSpec) -> TaskPaths:
 
 
 def shared_dir() -> Path:
-    """The suite's shared verifier modules (verifylib.py, quoting.py): one copy each, for every task."""
+    """The suite's shared verifier code (verifylib.py, quoting.py, quoting/verify_<family>.py): one copy each."""
     return builtin_suite_dir() / "_shared"
+
+
+def _uses(code: str, lib: Path) -> bool:
+    """code imports lib as a module or names its file (a test.sh that runs it)."""
+    return bool(re.search(rf"^\s*(from|import)\s+{lib.stem}\b", code, re.M)) or re.search(
+        rf"(?<![\w.-]){re.escape(lib.name)}\b", code) is not None
 
 
 def verify_support_files(task: TaskSpec) -> dict[str, Path]:
     """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
-    each shared module (shared_dir()) a verifier imports, and the setup script as setup.sh (verifiers
-    rebuild the pristine starting state from it). Harbor export writes the same files into tests/."""
+    each shared file (shared_dir()) the verifier uses, directly or through another shared file, and the
+    setup script as setup.sh (verifiers rebuild the pristine starting state from it). A task's own file of
+    the same name wins. Harbor export writes the same files into tests/."""
     tests = Path(task.path) / "tests"
-    code = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(tests.glob("*.py")))
+    code = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(tests.glob("*"))
+                     if p.is_file() and p.suffix in (".py", ".sh"))
+    libs = {lib.name: lib for lib in sorted(shared_dir().rglob("*.py")) if "__pycache__" not in lib.parts}
     out: dict[str, Path] = {}
-    for lib in sorted(shared_dir().glob("*.py")):
-        if not (tests / lib.name).exists() and re.search(rf"^\s*(from|import)\s+{lib.stem}\b", code, re.M):
-            out[lib.name] = lib
+    grew = True
+    while grew:  # until no newly added file uses another
+        grew = False
+        for name, lib in libs.items():
+            if name not in out and not (tests / name).exists() and _uses(code, lib):
+                out[name] = lib
+                code += "\n" + lib.read_text(encoding="utf-8")
+                grew = True
     setup = task_files(task).setup
     if setup is not None and not (tests / "setup.sh").exists():
         out["setup.sh"] = setup

@@ -30,6 +30,7 @@ from matchmeter.tasks.loader import (
     shared_dir,
     verify_support_files,
 )
+from tests.tasks.quoting_gen import TASK_IDS as QUOTING_IDS
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.schema.json").read_text())
 HARBOR_LAYOUT = ("task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh")
@@ -140,9 +141,10 @@ def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
 
 
 def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
-    """The suite holds one verifylib.py / quoting.py and each task one setup script; what a verifier needs of
-    them is supplied at verify time (verify_support_files), so no task directory holds a copy."""
-    shared = {p.name for p in shared_dir().glob("*.py")}
+    """The suite holds one verifylib.py, quoting.py and verifier per quoting family, each task one setup
+    script; what a verifier needs of them is supplied at verify time (verify_support_files), so no task
+    directory holds a copy."""
+    shared = {p.name for p in shared_dir().rglob("*.py")}
     tasks = load_tasks([]) + load_tasks([builtin_probes_dir()])
     assert len(tasks) >= 120
     for task in tasks:
@@ -151,7 +153,12 @@ def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
         support = verify_support_files(task)
         assert support["setup.sh"] == Path(task.path) / "environment" / "setup.sh", task.id
         assert support["verifylib.py"] == shared_dir() / "verifylib.py", task.id
-        assert ("quoting.py" in support) == (task.source_family == "quoting"), task.id
+        generated = task.id in QUOTING_IDS
+        assert ("quoting.py" in support) == generated, task.id
+        if generated:  # test.sh runs the family's one verifier, which imports verifylib and quoting
+            family = f"verify_{task.category.replace('-', '_')}.py"
+            assert support[family] == shared_dir() / "quoting" / family, task.id
+            assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family}, task.id
     harbor = load_task(Path(__file__).parent / "data" / "harbor-hello")
     assert verify_support_files(harbor) == {}
 
