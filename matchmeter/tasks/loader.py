@@ -28,7 +28,7 @@ from pydantic import Field, ValidationError
 
 from matchmeter.errors import UserError
 from matchmeter.schema import Inbound, TaskSpec
-from matchmeter.tasks.seeding import tree_digest
+from matchmeter.tasks.seeding import task_digest
 from matchmeter.tasks.taskfile import read_task_toml, validate_spec
 
 INDEX_FILE = "index.toml"
@@ -126,9 +126,9 @@ def load_task(path: Path) -> TaskSpec:
                         f"rename the directory or set id = {path.name!r}")
     _check_semantics(spec, toml_path)
     spec = _without_default_setup(spec, path, "setup" in data.get("environment", {}))
-    spec = spec.model_copy(update={"path": str(path.resolve()), "digest": tree_digest(path)})
+    spec = spec.model_copy(update={"path": str(path.resolve())})
     _check_files(spec)
-    return spec
+    return spec.model_copy(update={"digest": task_digest(path, verify_support_files(spec))})
 
 
 def _check_semantics(spec: TaskSpec, toml_path: Path) -> None:

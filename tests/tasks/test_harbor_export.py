@@ -113,9 +113,10 @@ def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
     assert _docker("run", "-d", "--name", name, "--network", "none", image, "sleep", "600").returncode == 0
     try:
         if oracle:
-            assert _docker("cp", str(task_dir / "solution"), f"{name}:/solution").returncode == 0
+            assert _docker("cp", f"{task_dir / 'solution'}/.", f"{name}:/solution").returncode == 0
             assert _docker("exec", name, "bash", "/solution/solve.sh").returncode == 0
-        assert _docker("cp", str(task_dir / "tests"), f"{name}:/tests").returncode == 0
+        # "dir/." copies the contents, whether or not the image already has the directory (the base has /tests).
+        assert _docker("cp", f"{task_dir / 'tests'}/.", f"{name}:/tests").returncode == 0
         _docker("exec", name, "bash", "-c", "mkdir -p /logs/verifier && bash /tests/test.sh")
         return _docker("exec", name, "cat", "/logs/verifier/reward.txt").stdout.strip()
     finally:
