@@ -36,14 +36,6 @@ SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.sc
 HARBOR_LAYOUT = ("task.toml", "instruction.md", "environment/Dockerfile", "solution/solve.sh", "tests/test.sh")
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("harbor-export")
-    result = CliRunner().invoke(app, ["tasks", "export", "--format", "harbor", "--seed", "3", "--core", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def test_core_subset_exports_one_task_each(exported):
     core = [t.id for t in load_tasks([], core=True)]
     assert sorted(p.name for p in exported.iterdir()) == sorted(core)

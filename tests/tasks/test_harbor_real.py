@@ -14,16 +14,14 @@ import json
 import os
 import shutil
 import subprocess
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from matchmeter.cli import app
 from matchmeter.runner.atif import to_atif
-from matchmeter.schema import Cost, ModelCall, Step, TokenUsage, Trajectory
+from matchmeter.schema import Trajectory
 from matchmeter.tasks.loader import builtin_probes_dir, builtin_suite_dir, load_task, load_tasks
+from tests.runner.test_atif import two_call_trajectory
 
 
 def _harbor_python() -> str | None:
@@ -54,14 +52,6 @@ def in_harbor(code: str, payload: object) -> object:
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[-1500:]
     return json.loads(proc.stdout)
-
-
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("harbor-real")
-    result = CliRunner().invoke(app, ["tasks", "export", "--format", "harbor", "--seed", "3", "--core", str(out)])
-    assert result.exit_code == 0, result.output
-    return out
 
 
 def test_harbor_lint_accepts_the_core_export_and_flags_an_unknown_key(exported, tmp_path):
@@ -106,25 +96,12 @@ def test_harbor_task_model_reads_the_export_as_we_wrote_it(exported):
     assert "timeout_sec" in refused.stderr
 
 
-T0 = datetime(2026, 1, 1, tzinfo=UTC)
-
-
 def _trajectories() -> dict[str, dict]:
     """Our ATIF export of each trajectory shape the runner writes: a model-driven run with commands and a
     tool call (known and unknown cost), a run without model calls (oracle, replay), and an empty one (nop)."""
-    at = lambda s: T0 + timedelta(seconds=s)  # noqa: E731
-    calls = [ModelCall(index=0, model="openai/m", reported_model="m-2026", started_at=at(0),
-                       tokens=TokenUsage(input=100, cached_input=20, output=10, reasoning=5), cost=Cost(usd=0.01)),
-             ModelCall(index=1, model="openai/m", started_at=at(10), tokens=TokenUsage(input=200, output=3),
-                       cost=Cost(usd=None, null_reason="unknown model price"))]
-    steps = [Step(index=0, command="ls -la", output="a\nb\n", exit_code=0, started_at=at(1), ended_at=at(2)),
-             Step(index=1, tool_call={"name": "edit", "path": "x.py"}, output="ok", started_at=at(3), ended_at=at(3)),
-             Step(index=2, command="cat x.py", output="", exit_code=1, started_at=at(11), ended_at=at(12))]
-    shapes = {
-        "model": Trajectory(agent="mini", model="openai/m", steps=steps, model_calls=calls, final_message="done"),
-        "no-model": Trajectory(agent="oracle", steps=steps[:1]),
-        "empty": Trajectory(agent="nop"),
-    }
+    model = two_call_trajectory()
+    shapes = {"model": model, "no-model": Trajectory(agent="oracle", steps=model.steps[:1]),
+              "empty": Trajectory(agent="nop")}
     return {name: to_atif(t, session_id=f"k-{name}", agent_version="1.0", instruction="Do it.")
             for name, t in shapes.items()}
 
