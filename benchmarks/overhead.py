@@ -30,7 +30,7 @@ from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Description
-from matchmeter.tasks.loader import load_tasks
+from matchmeter.tasks.loader import load_task, load_tasks, verify_support_files
 
 
 def _median_ms(fn, reps: int) -> float:  # type: ignore[no-untyped-def]
@@ -71,6 +71,13 @@ def _bash_in_group(script: Path, cwd: Path, env: dict[str, str], groups: list[in
     proc.wait(timeout=300)
 
 
+def _stage_tests(task_path: Path, dest: Path) -> None:
+    """tests/ plus what the runner supplies beside it at verify time (shared verifylib, setup script)."""
+    shutil.copytree(task_path / "tests", dest, dirs_exist_ok=True)
+    for name, host in verify_support_files(load_task(task_path)).items():
+        shutil.copyfile(host, dest / name)
+
+
 def bare_trial_s(task_path: Path, seed: int) -> float:
     """setup.sh, solve.sh, test.sh with plain bash in temp dirs: the work a trial must do anyway."""
     root = Path(tempfile.mkdtemp(prefix="mm-bare-"))
@@ -84,7 +91,7 @@ def bare_trial_s(task_path: Path, seed: int) -> float:
     try:
         for script in (task_path / "environment" / "setup.sh", task_path / "solution" / "solve.sh"):
             _bash_in_group(script, dirs["app"], env, groups)
-        shutil.copytree(task_path / "tests", dirs["tests"], dirs_exist_ok=True)
+        _stage_tests(task_path, dirs["tests"])
         _bash_in_group(dirs["tests"] / "test.sh", dirs["app"], env, groups)
         return time.perf_counter() - start
     finally:
@@ -98,17 +105,22 @@ def bare_trial_s(task_path: Path, seed: int) -> float:
 
 def bare_docker_trial_s(task_path: Path, seed: int) -> float:
     """docker run + exec setup, solve, test + rm: the same work with nothing but the engine in between."""
+    tests = Path(tempfile.mkdtemp(prefix="mm-bare-tests-"))
+    _stage_tests(task_path, tests)
+    tests.chmod(0o755)
     start = time.perf_counter()
     cid = subprocess.run(["docker", "run", "-d", "--network", "none", "--label", "matchmeter=1", "-v",
-                          f"{task_path}:/task:ro", "-e", f"MM_SEED={seed}", "-e", "MM_APP=/app", "-e", "MM_TESTS=/task/tests",
-                          "-e", "MM_LOGS=/tmp", "-w", "/app", "matchmeter-base:latest", "sleep", "600"],
+                          f"{task_path}:/task:ro", "-v", f"{tests}:/tests:ro", "-e", f"MM_SEED={seed}", "-e",
+                          "MM_APP=/app", "-e", "MM_TESTS=/tests", "-e", "MM_LOGS=/tmp", "-w", "/app",
+                          "matchmeter-base:latest", "sleep", "600"],
                          capture_output=True, text=True, check=True).stdout.strip()
     try:
-        for script in ("/task/environment/setup.sh", "/task/solution/solve.sh", "/task/tests/test.sh"):
+        for script in ("/task/environment/setup.sh", "/task/solution/solve.sh", "/tests/test.sh"):
             subprocess.run(["docker", "exec", cid, "bash", script], capture_output=True)
         return time.perf_counter() - start
     finally:
         subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
+        shutil.rmtree(tests, ignore_errors=True)
 
 
 def lifecycle_trial_s(backend_name: str, seed: int, limit: int) -> tuple[list[float], int]:

@@ -26,13 +26,14 @@ def _trajectories_are_atif(tmp_path):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """The same check over the whole session's temp root (module- and session-scoped fixtures' dirs)."""
+    """The same check over the whole session's temp root (module- and session-scoped fixtures' dirs), plus
+    Harbor's own ATIF model when MM_HARBOR_PYTHON is set (CI)."""
     factory = getattr(session.config, "_tmp_path_factory", None)
     if factory is None or factory._basetemp is None:
         return
-    from tests.helpers.atif import check_atif_files
+    from tests.helpers.atif import check_atif_files, harbor_problems
 
-    problems = check_atif_files(factory.getbasetemp())
+    problems = check_atif_files(factory.getbasetemp()) + harbor_problems(factory.getbasetemp())
     if problems:
         print("\ninvalid ATIF trajectories:\n" + "\n".join(problems[:20]))
         session.exitstatus = 1

@@ -45,6 +45,7 @@ from matchmeter.schema import (
     Trajectory,
     utcnow,
 )
+from matchmeter.tasks.loader import verify_support_files
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
@@ -261,6 +262,8 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
     after = sandbox.snapshot(live.protected) if live.protected else {}
     sandbox.upload(Path(task.path) / "tests", live.tests)
+    for name, host in verify_support_files(task).items():  # the suite's one verifylib, the setup script
+        sandbox.upload(host, f"{live.tests}/{name}")
     verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
                           VERIFIER_ENV)
     _write_log(req.logs_dir, "verifier.log", verify.output)

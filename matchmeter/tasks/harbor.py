@@ -9,8 +9,10 @@ Harbor's `metadata` is a free-form table, so `harbor lint` accepts what lives th
 harbor --seed N OUT`): the starting state is baked into the image at build time (environment/setup.sh
 runs in a `RUN` step with MM_SEED=N), the image sets MM_SEED, MM_APP=/app, MM_TESTS=/tests and
 MM_LOGS=/logs/verifier so the verifier writes reward.txt where Harbor reads it, and tests/ carries
-the one canonical verifylib.py and setup.sh (the verifier rebuilds the pristine state from it). The
-setup script is renamed so a matchmeter loader of the export does not seed a second time.
+what our runner supplies at verify time (verify_support_files: the shared verifylib.py, a quoting
+family's verifier, setup.sh from which the verifier rebuilds the pristine state), which the source task
+keeps no copy of. The setup script is renamed so a matchmeter loader of the export does not seed a
+second time.
 """
 
 from __future__ import annotations

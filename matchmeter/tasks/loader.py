@@ -18,6 +18,7 @@ and `core` (a subset). Every problem is a UserError naming file, field, value an
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,7 +28,7 @@ from pydantic import Field, ValidationError
 
 from matchmeter.errors import UserError
 from matchmeter.schema import Inbound, TaskSpec
-from matchmeter.tasks.seeding import tree_digest
+from matchmeter.tasks.seeding import task_digest
 from matchmeter.tasks.taskfile import read_task_toml, validate_spec
 
 INDEX_FILE = "index.toml"
@@ -69,16 +70,37 @@ def task_files(task: TaskSpec) -> TaskPaths:
     return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
 
 
+def shared_dir() -> Path:
+    """The suite's shared verifier code (verifylib.py, quoting.py, quoting/verify_<family>.py): one copy each."""
+    return builtin_suite_dir() / "_shared"
+
+
+def _uses(code: str, lib: Path) -> bool:
+    """code imports lib as a module or names its file (a test.sh that runs it)."""
+    return bool(re.search(rf"^\s*(from|import)\s+{lib.stem}\b", code, re.M)) or re.search(
+        rf"(?<![\w.-]){re.escape(lib.name)}\b", code) is not None
+
+
 def verify_support_files(task: TaskSpec) -> dict[str, Path]:
     """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
-    the suite's one verifylib.py when a verifier imports it, and the setup script as setup.sh (verifiers
-    rebuild the pristine starting state from it). Harbor export writes the same files into tests/."""
+    each shared file (shared_dir()) the verifier uses, directly or through another shared file, and the
+    setup script as setup.sh (verifiers rebuild the pristine starting state from it). A task's own file of
+    the same name wins. Harbor export writes the same files into tests/."""
     tests = Path(task.path) / "tests"
+    code = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(tests.glob("*"))
+                     if p.is_file() and p.suffix in (".py", ".sh"))
+    libs = {lib.name: lib for lib in sorted(shared_dir().rglob("*.py")) if "__pycache__" not in lib.parts}
     out: dict[str, Path] = {}
-    if any("verifylib" in p.read_text(encoding="utf-8", errors="replace") for p in tests.glob("*.py")):
-        out["verifylib.py"] = builtin_suite_dir() / "_shared" / "verifylib.py"
+    grew = True
+    while grew:  # until no newly added file uses another
+        grew = False
+        for name, lib in libs.items():
+            if name not in out and not (tests / name).exists() and _uses(code, lib):
+                out[name] = lib
+                code += "\n" + lib.read_text(encoding="utf-8")
+                grew = True
     setup = task_files(task).setup
-    if setup is not None:
+    if setup is not None and not (tests / "setup.sh").exists():
         out["setup.sh"] = setup
     return out
 
@@ -104,9 +126,9 @@ def load_task(path: Path) -> TaskSpec:
                         f"rename the directory or set id = {path.name!r}")
     _check_semantics(spec, toml_path)
     spec = _without_default_setup(spec, path, "setup" in data.get("environment", {}))
-    spec = spec.model_copy(update={"path": str(path.resolve()), "digest": tree_digest(path)})
+    spec = spec.model_copy(update={"path": str(path.resolve())})
     _check_files(spec)
-    return spec
+    return spec.model_copy(update={"digest": task_digest(path, verify_support_files(spec))})
 
 
 def _check_semantics(spec: TaskSpec, toml_path: Path) -> None:

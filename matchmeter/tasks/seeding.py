@@ -3,7 +3,8 @@
 A task's scripts (environment/setup.sh, solution/solve.sh, tests/test.sh) read their context from
 MM_SEED, MM_APP, MM_TESTS and MM_LOGS; `script_env` builds that mapping the same way for every caller.
 `tree_digest` hashes a directory's relative paths and bytes: the loader uses it for the task digest,
-tests use it to show that two seeds give different starting states.
+tests use it to show that two seeds give different starting states. `task_digest` adds the shared
+files the runner supplies at verify time.
 """
 
 from __future__ import annotations
@@ -37,4 +38,17 @@ def tree_digest(root: Path) -> str:
         h.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
         h.update(str(len(data)).encode("ascii") + b"\0")
         h.update(data)
+    return h.hexdigest()
+
+
+def task_digest(root: Path, supplied: dict[str, Path]) -> str:
+    """tree_digest of the task directory, extended by the files supplied beside its tests at verify time
+    (shared verifier code): editing one changes the digest of every task that uses it, so no stored
+    result of the old verifier is reused. Equals tree_digest(root) when nothing is supplied."""
+    if not supplied:
+        return tree_digest(root)
+    h = hashlib.sha256(tree_digest(root).encode("ascii"))
+    for name, path in sorted(supplied.items()):
+        data = path.read_bytes()
+        h.update(b"\0" + name.encode("utf-8") + b"\0" + str(len(data)).encode("ascii") + b"\0" + data)
     return h.hexdigest()

@@ -1,9 +1,13 @@
 """Validate ATIF documents against tests/data/atif-v1.4.schema.json plus the rules a JSON schema cannot
-state. tests/conftest.py runs it on every trajectory.atif.json a test leaves in its temp dirs."""
+state. tests/conftest.py runs it on every trajectory.atif.json a test leaves in its temp dirs, and at the
+session's end, when MM_HARBOR_PYTHON names a Python with Harbor (tests/tasks/harbor_venv.sh), Harbor's
+own ATIF model on all of them (one subprocess)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -46,3 +50,28 @@ def check_atif_files(root: Path) -> list[str]:
     for path in sorted(root.rglob("trajectory.atif.json")):
         out += [f"{path}: {p}" for p in atif_problems(json.loads(path.read_text()))]
     return out
+
+
+_HARBOR_CHECK = """
+import json, sys
+from harbor.models.trajectories import Trajectory
+for path in sys.stdin.read().split("\\0"):
+    if path:
+        try:
+            Trajectory.model_validate(json.load(open(path)))
+        except Exception as exc:
+            print(f"{path}: Harbor's ATIF model: " + " | ".join(str(exc).splitlines())[:500])
+"""
+
+
+def harbor_problems(root: Path) -> list[str]:
+    """Every trajectory.atif.json under root that Harbor's own ATIF model rejects (empty without Harbor)."""
+    python = os.environ.get("MM_HARBOR_PYTHON")
+    paths = sorted(str(p) for p in root.rglob("trajectory.atif.json"))
+    if not python or not paths:
+        return []
+    proc = subprocess.run([python, "-c", _HARBOR_CHECK], input="\0".join(paths), capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0:
+        return [f"Harbor's ATIF check failed to run: {proc.stderr.strip()[-300:]}"]
+    return proc.stdout.splitlines()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.transport import wrap_command
 from matchmeter.schema import TaskSpec
+from matchmeter.tasks.loader import verify_support_files
 
 PAYLOADS = {
     "plain": "hello world",
@@ -128,6 +129,8 @@ def run_reference(task: TaskSpec, transport: str, backend: str) -> tuple[list[tu
             steps.append((result.output, result.exit_code))
         state = box.exec(STATE_PROBE, 60).output
         box.upload(Path(task.path) / "tests", tests)
+        for name, host in verify_support_files(task).items():  # as the runner supplies them
+            box.upload(host, f"{tests}/{name}")
         box.exec(f'bash "{tests}/test.sh"', 120)
         reward = box.exec(f'cat "{logs}/reward.txt"', 10).output.strip()
         return steps, state, reward

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
-from matchmeter.tasks.loader import task_files
+from matchmeter.tasks.loader import task_files, verify_support_files
 from matchmeter.tasks.seeding import script_env, tree_files
 
 # (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
@@ -146,6 +146,8 @@ class Trial:
         # As in a trial, nothing the agent phase started is still running when the verifier starts.
         self.kill_all()
         shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)
+        for name, host in verify_support_files(self.task).items():  # as the runner supplies them
+            shutil.copyfile(host, self.tests / name)
         proc = self.bash([str(self.tests / "test.sh")])
         reward_file, subgoal_file = self.logs / "reward.txt", self.logs / "subgoals.json"
         assert reward_file.is_file(), f"verifier wrote no reward.txt:\n{proc.stdout}"

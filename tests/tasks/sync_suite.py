@@ -1,9 +1,9 @@
-"""Regenerate the derived files of built-in tasks: `python -m tests.tasks.sync_suite [TASK_ID ...]`.
+"""Regenerate the oracle of built-in tasks: `python -m tests.tasks.sync_suite [TASK_ID ...]`.
 
-Each task's tests/ holds copies of environment/setup.sh (so the verifier can rebuild the pristine
-starting state) and of suite/_shared/verifylib.py; solution/solve.sh is the first reference path,
-each command in its own `bash -c` exactly as the efficiency metric replays it. test_suite_local
-fails when any of these drifts from its source.
+solution/solve.sh is the first reference path, each command in its own `bash -c` exactly as the
+efficiency metric replays it (Harbor's layout needs the file; task.toml holds the commands).
+test_suite_local fails when it drifts. A task holds no other derived file: the runner supplies the
+shared verifier modules (suite/_shared/) and the setup script at verify time (verify_support_files).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import tomllib
 from pathlib import Path
 
 from matchmeter.tasks.loader import builtin_suite_dir
-
-SHARED = builtin_suite_dir() / "_shared" / "verifylib.py"
 
 
 def solve_script(commands: list[str]) -> str:
@@ -34,12 +32,7 @@ def expected_files(task_dir: Path) -> dict[Path, bytes]:
     """Derived file -> the bytes it must hold."""
     raw = tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8"))
     spec = raw.get("metadata", {}).get("matchmeter", raw)  # the [metadata.matchmeter] layout, or the older one
-    setup = task_dir / "environment" / "setup.sh"
-    return {
-        task_dir / "tests" / "setup.sh": setup.read_bytes(),
-        task_dir / "tests" / "verifylib.py": SHARED.read_bytes(),
-        task_dir / "solution" / "solve.sh": solve_script(spec["reference_paths"][0]["commands"]).encode(),
-    }
+    return {task_dir / "solution" / "solve.sh": solve_script(spec["reference_paths"][0]["commands"]).encode()}
 
 
 def main(only: list[str] | None = None) -> None:
@@ -56,7 +49,8 @@ def main(only: list[str] | None = None) -> None:
                 print(f"wrote {path}")
             path.chmod(0o755 if path.suffix == ".sh" else 0o644)
         for script in (task_dir / "environment" / "setup.sh", task_dir / "tests" / "test.sh"):
-            script.chmod(0o755)
+            if script.exists():
+                script.chmod(0o755)
     shutil.rmtree(builtin_suite_dir() / "_shared" / "__pycache__", ignore_errors=True)
 
 

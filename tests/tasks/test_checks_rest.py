@@ -21,7 +21,7 @@ OURS = ("quoting", "skills", "data-analysis")
 
 
 def _quoting_module():
-    spec = importlib.util.spec_from_file_location("quoting", SUITE / "q-write-bytes-h1" / "tests" / "quoting.py")
+    spec = importlib.util.spec_from_file_location("quoting", SUITE / "_shared" / "quoting.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

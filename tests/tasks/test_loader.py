@@ -262,6 +262,22 @@ def test_builtin_suite_and_core(tmp_path):
     assert load_task(copy).digest == load_tasks([], only=["sort-inbox"])[0].digest
 
 
+def test_digest_follows_the_shared_files_the_runner_supplies(tmp_path, monkeypatch):
+    """A task keeps no copy of verifylib.py, so its digest (the stored results' key) covers the shared one."""
+    from matchmeter.tasks import loader
+    from matchmeter.tasks.seeding import tree_digest
+
+    shared = tmp_path / "_shared"
+    shutil.copytree(builtin_suite_dir() / "_shared", shared)
+    monkeypatch.setattr(loader, "shared_dir", lambda: shared)
+    before = load_task(builtin_suite_dir() / "sort-inbox").digest
+    assert before != tree_digest(builtin_suite_dir() / "sort-inbox")
+    (shared / "verifylib.py").write_text((shared / "verifylib.py").read_text() + "# changed\n")
+    assert load_task(builtin_suite_dir() / "sort-inbox").digest != before
+    harbor = Path(__file__).parent / "data" / "harbor-hello"  # nothing supplied: the plain tree digest
+    assert load_task(harbor).digest == tree_digest(harbor)
+
+
 def test_missing_path(tmp_path):
     with pytest.raises(UserError) as info:
         load_tasks([tmp_path / "nowhere"])

@@ -17,6 +17,7 @@ import pytest
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.transport import wrap_command
 from matchmeter.tasks import builtin_suite_dir, load_tasks
+from matchmeter.tasks.loader import verify_support_files
 from tests.tasks.quoting_gen import TASK_IDS, generate, hazard_tags
 from tests.tasks.quoting_gen.families import FAMILIES
 
@@ -93,6 +94,8 @@ def run_reference(task, transport: str, seed: int = 0) -> tuple[str, float]:
             box.exec(wrap_command(command, transport), 30)  # exit codes are never the verdict
         state = box.exec(STATE_PROBE, 30).output
         box.upload(Path(task.path) / "tests", tests)
+        for name, host in verify_support_files(task).items():  # as the runner supplies them
+            box.upload(host, f"{tests}/{name}")
         box.exec(f'bash "{tests}/test.sh"', 60)
         return state, float(box.exec(f'cat "{logs}/reward.txt"', 10).output)
     finally:

@@ -1,6 +1,7 @@
 """The built-in suite, run on the host without a sandbox: oracle and first reference path score 1.0
-for seeds 0-2, doing nothing scores below 1.0, seeds change the starting state, derived files are in
-sync. (The runner repeats the oracle/nop part inside real sandboxes with `matchmeter tasks check`.)
+for seeds 0-2, doing nothing scores below 1.0, seeds change the starting state, solution/solve.sh is
+in sync with task.toml. (The runner repeats the oracle/nop part inside real sandboxes with
+`matchmeter tasks check`.)
 """
 
 from __future__ import annotations

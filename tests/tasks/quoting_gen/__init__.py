@@ -1,8 +1,9 @@
 """Generator of the suite's quoting families: 14 operations x (control, h1, h2, h3) = 56 tasks `q-<op>-<variant>`.
 
 `python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
-environment/, tests/ with the payload file, checks/ with cheap shots and an alternative (checks.py), and the derived files tests/setup.sh, tests/verifylib.py,
-solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
+environment/, tests/ with test.sh and the payload file (test.sh runs the family's verifier from
+suite/_shared/quoting/, which the runner supplies at verify time), checks/ with cheap shots and an alternative (checks.py), and the
+derived solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
 output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
 """
 
@@ -22,7 +23,7 @@ from tests.tasks.sync_suite import expected_files
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
 BUDGET_STEPS = {"easy": 10, "medium": 15, "hard": 20}
-# Appended to every setup.sh: the seed's ticket id (same formula as templates/quoting.py) for the agent.
+# Appended to every setup.sh: the seed's ticket id (same formula as suite/_shared/quoting.py) for the agent.
 TICKET_SETUP = """
 # The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
 python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET
@@ -82,6 +83,11 @@ def task_toml(family: Family, variant: Variant) -> str:
     return text
 
 
+def verifier_name(family: Family) -> str:
+    """File name of the family's verifier in suite/_shared/quoting/, shared by its four variants."""
+    return f"verify_{family.op.replace('-', '_')}.py"
+
+
 def write_task(family: Family, variant: Variant, dest: Path) -> Path:
     task_dir = dest / f"q-{family.op}-{variant.name}"
     if task_dir.exists():
@@ -91,12 +97,11 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
     template = TEMPLATES / family.op
     (task_dir / "environment" / "setup.sh").write_text((template / "setup.sh").read_text() + TICKET_SETUP)
     (task_dir / "environment" / "Dockerfile").write_text("FROM matchmeter-base:latest\n")
-    shutil.copyfile(template / "verify.py", task_dir / "tests" / "verify.py")
-    shutil.copyfile(TEMPLATES / "quoting.py", task_dir / "tests" / "quoting.py")
     (task_dir / "tests" / "payload.txt").write_bytes(variant.payload.encode())
     (task_dir / "tests" / "test.sh").write_text(
-        "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt (see verify.py).\n"
-        'exec python3 "${MM_TESTS:-$(dirname "$0")}/verify.py"\n')
+        "#!/usr/bin/env bash\n# Verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt. The family's one verifier\n"
+        f"# (suite/_shared/quoting/{verifier_name(family)}) is placed beside this file at verify time.\n"
+        f'exec python3 "${{MM_TESTS:-$(dirname "$0")}}/{verifier_name(family)}"\n')
     (task_dir / "instruction.md").write_text(family.instruction(variant.payload) + TICKET_NOTE)
     (task_dir / "task.toml").write_text(to_matchmeter_table(task_toml(family, variant)))
     (task_dir / "checks").mkdir()

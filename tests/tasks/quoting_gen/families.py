@@ -3,13 +3,14 @@
 Each family fixes one operation (write bytes, edit JSON, commit, ...) and four payloads: a benign
 control and three hazardous ones. The payload is the experimental variable, so its hazardous bytes are
 fixed per task and shown verbatim in the instruction; the seed varies the surrounding state and a ticket
-id (letters and digits, see templates/quoting.py) that the payload carries where it shows the marker
+id (letters and digits, see matchmeter/tasks/suite/_shared/quoting.py) that the payload carries where it shows the marker
 `{ticket}`, so a command memorised on one seed writes the wrong bytes on another while the hazard class
 stays the same. Reference commands are what a
 careful human types on the raw path: the payload single-quoted (shlex.quote), in a quoted heredoc or
 passed as an argv element, and nothing else in the command that a double-quote parser would touch, so
 the control survives the nested transport and the hazardous payloads show what the extra parser does.
-The setup.sh / verify.py of each family live in templates/<op>/.
+The setup.sh of each family lives in templates/<op>/; its verifier in
+matchmeter/tasks/suite/_shared/quoting/verify_<op>.py.
 """
 
 from __future__ import annotations
