@@ -46,6 +46,8 @@ def _root(
     """Fair, cost-aware benchmarks of command-line agents (AMS scoring, adapted descriptions)."""
 
 
+BASE_ALIAS_HELP = ("NAME=IMAGE: build task Dockerfiles that start FROM NAME on the local image IMAGE instead "
+                   "(e.g. ubuntu:24.04=matchmeter-base:latest; nothing is pulled). Repeatable.")
 API_BASE_HELP = "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: the provider's)."
 KEY_ENV_HELP = "Name of the environment variable holding the key (read at call time, never stored)."
 PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
@@ -133,12 +135,14 @@ def tasks_check(
     seeds: int = typer.Option(3, min=1, help="Seeds 0..N-1 to check."),
     concurrency: int = typer.Option(2, min=1, help="Checks run at once."),
     task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
+    base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
     from matchmeter.runner.check import check_tasks
+    from matchmeter.runner.sandbox.baseimage import parse_aliases
 
     ok = check_tasks(path or [], backend=backend, seeds=seeds, concurrency=concurrency, only=task or [],
-                     console=_console())
+                     console=_console(), base_aliases=parse_aliases(base_alias or []))
     raise typer.Exit(0 if ok else 1)
 
 
@@ -172,10 +176,12 @@ def run(
     with_probes: bool = typer.Option(False, help="Add the anti-gaming probe tasks (a failed probe = untrusted)."),
     quiet: bool = typer.Option(False, help="No progress bar (errors and the resume hint are still printed)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as one JSON object."),
+    base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
 ) -> None:
     """Execute configurations × tasks × seeds × attempts into a resumable run directory."""
     from matchmeter.runner.endpoints import start_warnings
     from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+    from matchmeter.runner.sandbox.baseimage import parse_aliases
 
     options = {**_reach_options(api_base, api_key_env, prices, no_cache), **({"trajectory": str(replay)} if replay else {})}
     config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
@@ -183,7 +189,7 @@ def run(
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
                          resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
                          with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
-                         prices=options.get("prices"))
+                         prices=options.get("prices"), base_aliases=parse_aliases(base_alias or []))
     _warn(start_warnings([config], request.prices, spend_cap))
     try:
         summary = execute_run(request, progress=not quiet)
@@ -478,16 +484,19 @@ def evaluate_cmd(
     prices: Path = typer.Option(None, help=PRICES_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
     quiet: bool = typer.Option(False, help="No progress bar (errors and the resume hint are still printed)."),
+    base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
 ) -> None:
     """Evaluate targets under Original / Self / Cross-only / Pooled / Adapted-1 / Generic descriptions."""
     from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, parse_target, render_evaluation
     from matchmeter.runner.endpoints import start_warnings
+    from matchmeter.runner.sandbox.baseimage import parse_aliases
 
     options = _reach_options(api_base, api_key_env, prices, no_cache)
     request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t, options) for t in target],
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
-                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"))
+                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"),
+                              base_aliases=parse_aliases(base_alias or []))
     _warn(start_warnings(request.targets, request.prices, None))
     try:
         summary = evaluate(request, progress=not quiet)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from matchmeter.errors import UserError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.endpoints import announce_first_errors, model_endpoints, preflight_models
-from matchmeter.runner.sandbox import SandboxBackend, get_backend
+from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, ExecutionResult, TaskSpec
 
@@ -70,13 +70,15 @@ class RunSpec:
     spend_cap_usd: float | None = None
     announce_errors: bool = True  # print the first error of each failure mode (run, evaluate)
     executor: str = "local"
+    base_aliases: dict[str, str] = field(default_factory=dict)  # Dockerfile FROM → local image (--base-alias)
 
     def preflight(self) -> Preflighted:
         """The backend, checked; the executor known; every agent instantiated once and every model endpoint
         called once, so unknown agents, bad options or unusable endpoints fail before anything is stored."""
         get_executor(self.executor)
-        backend = get_backend(self.backend)
+        backend = get_backend(self.backend, self.base_aliases)
         backend.preflight()
+        check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
         preflight_models(model_endpoints(self.configurations))

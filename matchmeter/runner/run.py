@@ -40,6 +40,7 @@ class RunRequest(BaseModel):
     spend_cap_usd: float | None = None
     retry_failed: list[str] = Field(default_factory=list, description="On --resume: rerun stored executions with these failure modes.")
     prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
+    base_aliases: dict[str, str] = Field(default_factory=dict, description="Dockerfile FROM reference → local image (--base-alias).")
 
 
 class RunSummary(BaseModel):
@@ -131,6 +132,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
         out=Path(request.out), backend=request.backend, configurations=request.configurations, tasks=tasks,
         task_dirs=task_paths, concurrency=request.concurrency, progress=progress,
         allow_incompatible=request.allow_incompatible, spend_cap_usd=request.spend_cap_usd,
+        base_aliases=request.base_aliases,
     ).preflight()
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()

@@ -167,10 +167,6 @@ def test_harbor_task_oracle_scores_one_and_nop_zero(harbor_backend):
 STATE_TASK = Path(__file__).parent / "data" / "harbor-state"
 
 
-def test_dockerfile_with_state_is_honoured(harbor_backend, request):
-    if harbor_backend.name == "bwrap":  # strict: this flips to a failure the day bwrap runs in the image
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "AWAITING the lead's backend work (issue 14, Build item 2): bwrap does not yet run in the "
-            "exported filesystem of the task's built image, so /app/state.txt from the Dockerfile is absent")))
+def test_dockerfile_with_state_is_honoured(harbor_backend):
     assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=True) == (1.0, "verifier/reward.txt")
     assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=False) == (0.0, "verifier/reward.txt")

@@ -21,7 +21,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from matchmeter.errors import UserError
-from matchmeter.schema import EnvironmentSpec
+from matchmeter.schema import EnvironmentSpec, TaskSpec
 
 
 class ExecResult(NamedTuple):
@@ -40,6 +40,16 @@ class SandboxCapabilities(BaseModel):
     persistent_processes: bool = Field(True, description="Background processes survive between execs.")
 
 
+class CliInstall(BaseModel):
+    """A CLI adapter's PyPI package, installed into an image layer on the task image (clilayer.py)."""
+
+    package: str
+    version: str
+    executable: str
+    wheelhouse: Path | None = Field(None, description="Host dir of the package's wheels and a pip wheel (containers "
+                                    "cannot reach PyPI); needed only when the layer is not built yet.")
+
+
 class SandboxRequest(BaseModel):
     """What the runner asks a backend to create."""
 
@@ -51,9 +61,13 @@ class SandboxRequest(BaseModel):
     label: str = Field("", description="Run/execution label (docker labels, temp dir names).")
     readonly_binds: list[Path] = Field(
         default_factory=list,
-        description="Host directories shown read-only at the same path (a CLI adapter's venv and the Python it "
-        "was made from); nothing else of the host is visible to an isolated sandbox.",
+        description="Host directories shown read-only at the same path (a CLI adapter's host venv and the Python "
+        "it was made from, only where no image layer can be built); nothing else of the host is visible to an "
+        "isolated sandbox.",
     )
+    cli_install: CliInstall | None = Field(
+        None, description="Run in the task image's CLI layer with this CLI installed (docker, and bwrap when an "
+        "engine answers); the sandbox's `cli_executable` is then its in-image path.")
     gateway_socket: Path | None = Field(
         None,
         description="Host path of the model gateway's Unix socket; backends bind it at "
@@ -71,6 +85,7 @@ class Sandbox(Protocol):
 
     capabilities: SandboxCapabilities
     app_dir: str  # the workspace path as seen inside the sandbox
+    cli_executable: str | None  # the requested CLI's in-image executable (SandboxRequest.cli_install), else None
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
         """Run `bash -c command` in the workspace. Timeout kills the command's process group."""
@@ -127,8 +142,21 @@ BACKENDS: dict[str, str] = {
 }
 
 
-def get_backend(name: str) -> SandboxBackend:
-    """Instantiate a backend by short name (imports it lazily)."""
+def check_environments(backend: SandboxBackend, tasks: list[TaskSpec]) -> None:
+    """Preflight every task's environment/Dockerfile once: a FROM image that is not local, or (bwrap) an
+    image that cannot be built here, is a UserError before anything is stored."""
+    check = getattr(backend, "check_environment", None)
+    seen: set[tuple[Path, str]] = set()
+    for task in tasks:
+        where = (Path(task.path) / "environment", task.environment.dockerfile)
+        if check is not None and where not in seen:
+            seen.add(where)
+            check(task.id, *where)
+
+
+def get_backend(name: str, base_aliases: dict[str, str] | None = None) -> SandboxBackend:
+    """Instantiate a backend by short name (imports it lazily); `base_aliases` maps Dockerfile FROM
+    references to local images (--base-alias; the local backend ignores Dockerfiles)."""
     if name not in BACKENDS:
         raise UserError(
             f"unknown sandbox backend {name!r}", "--backend", f"choose one of: {', '.join(sorted(BACKENDS))}"
@@ -138,4 +166,5 @@ def get_backend(name: str) -> SandboxBackend:
         module = importlib.import_module(module_name)
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise UserError(f"backend {name!r} cannot be imported: {exc}", "--backend", "pip install matchmeter") from exc
-    return getattr(module, cls_name)()
+    cls = getattr(module, cls_name)
+    return cls(base_aliases=base_aliases) if name != "local" else cls()

@@ -1,16 +1,29 @@
 """The local Docker base image and task images, built without any registry.
 
 No registry may be reachable, so the base image is made from Debian packages: the sandbox root
-filesystem (rootfs.py, `debootstrap --variant=minbase`), then `tar | docker import`. Task images are built from a task's
-environment/Dockerfile, which may only start `FROM matchmeter-base:latest` (never pulled). `prune()`
-removes every container matchmeter labelled, for `matchmeter env prune` and crashed runs.
+filesystem (rootfs.py, `debootstrap --variant=minbase`), then `tar | docker import`. Task images are
+built from a task's environment/Dockerfile as it is, on any LOCAL base image (never pulled): a FROM
+naming an image that is not here is one clear error at preflight naming `matchmeter env build-base` and
+`--base-alias NAME=IMAGE`, which maps a reference that cannot be pulled here (`ubuntu:24.04`) to a local
+image. An alias never retags the user's images: the build runs on a temp copy of the context whose FROM
+lines name the local image, and the alias is part of the image's cache key. `prune()` removes every
+container matchmeter labelled, for `matchmeter env prune` and crashed runs.
+
+What a Dockerfile's instructions mean for a sandbox (docker and bwrap alike): RUN/COPY/ADD make the
+filesystem (bwrap runs in the exported filesystem of the same image, rootfs.py); ENV is the base of every
+exec's environment (over the sandbox defaults; HOME stays /tmp, the unprivileged agent owns nothing
+else); WORKDIR and USER are ignored at run time: commands run in /app as the sandbox's unprivileged user.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import json
 import re
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +31,9 @@ from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import policy, rootfs
 
 BASE_IMAGE = "matchmeter-base:latest"
-ALLOWED_FROM = re.compile(r"^\s*FROM\s+(\S+)", re.IGNORECASE | re.MULTILINE)
+# FROM [--platform=…] image [AS stage]
+FROM_LINE = re.compile(r"^(\s*FROM\s+(?:--\S+\s+)*)(\S+)(\s+AS\s+(\S+))?(.*)$", re.IGNORECASE)
+ALIAS_HINT = "run `matchmeter env build-base`, or map it to a local image with --base-alias NAME=IMAGE"
 
 
 def docker_client() -> Any:
@@ -114,36 +129,150 @@ def dockerfile_digest(environment_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def task_image(client: Any, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> str:
-    """The image a task's container runs: its Dockerfile built on the base image, else the base image.
+def parse_aliases(values: list[str]) -> dict[str, str]:
+    """`--base-alias NAME=IMAGE` values → {NAME: IMAGE}; UserError on a malformed one."""
+    aliases: dict[str, str] = {}
+    for value in values:
+        name, sep, image = value.partition("=")
+        if not sep or not name.strip() or not image.strip() or any(c.isspace() for c in value.strip()):
+            raise UserError(f"bad --base-alias {value!r}", "--base-alias", "write NAME=IMAGE, e.g. ubuntu:24.04=matchmeter-base:latest")
+        aliases[name.strip()] = image.strip()
+    return aliases
+
+
+def instructions(text: str) -> list[str]:
+    """The Dockerfile's instruction lines: comments and blank lines dropped, continuations joined."""
+    lines, pending = [], ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        lines.append(pending + line)
+        pending = ""
+    if pending.strip():
+        lines.append(pending.strip())
+    return lines
+
+
+def base_references(text: str) -> list[str]:
+    """Every image a Dockerfile starts FROM (earlier build stages named with AS excluded)."""
+    stages: set[str] = set()
+    refs: list[str] = []
+    for line in instructions(text):
+        match = FROM_LINE.match(line)
+        if not match:
+            continue
+        if match.group(2).lower() not in stages and match.group(2) not in refs:
+            refs.append(match.group(2))
+        if match.group(4):
+            stages.add(match.group(4).lower())
+    return refs
+
+
+class Environment:
+    """A task's environment/Dockerfile with the run's --base-alias map applied."""
+
+    def __init__(self, environment_dir: Path, dockerfile: str = "Dockerfile", aliases: dict[str, str] | None = None):
+        self.dir, self.path = environment_dir, environment_dir / dockerfile
+        self.text = self.path.read_text() if self.path.is_file() else f"FROM {BASE_IMAGE}\n"
+        refs = base_references(self.text)
+        self.aliases = {ref: (aliases or {})[ref] for ref in refs if ref in (aliases or {})}  # the ones used
+        self.bases = [self.aliases.get(ref, ref) for ref in refs]  # local images the build starts from
+
+    @property
+    def plain(self) -> str | None:
+        """The local image when the Dockerfile is nothing but `FROM <image>` (that image is the environment)."""
+        lines = instructions(self.text)
+        match = FROM_LINE.match(lines[0]) if len(lines) == 1 else None
+        return self.bases[0] if match and not match.group(3) and not match.group(5).strip() else None
+
+    @property
+    def key(self) -> str:
+        """The image's cache key: every file of environment/ and the aliases this Dockerfile uses."""
+        files = dockerfile_digest(self.dir) if self.path.is_file() else "no-dockerfile"
+        return hashlib.sha256(f"{files}|{json.dumps(self.aliases, sort_keys=True)}".encode()).hexdigest()[:12]
+
+    def rewritten(self) -> str:
+        """The Dockerfile with each aliased FROM naming its local image."""
+        out = []
+        for raw in self.text.splitlines():
+            match = FROM_LINE.match(raw)
+            if match and match.group(2) in self.aliases:
+                raw = match.group(1) + self.aliases[match.group(2)] + (match.group(3) or "") + match.group(5)
+            out.append(raw)
+        return "\n".join(out) + "\n"
+
+    def check_bases(self, client: Any) -> None:
+        """UserError (one line: what, where, the fix) when a FROM image is not in the local engine."""
+        for ref, local in zip(base_references(self.text), self.bases, strict=True):
+            if not image_exists(client, local):
+                named = f"{ref} (aliased to {local})" if ref != local else ref
+                raise UserError(f"the task's Dockerfile starts FROM {named}, which is not a local image and is never "
+                                "pulled", str(self.path), ALIAS_HINT)
+
+
+def task_image(client: Any, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile",
+               aliases: dict[str, str] | None = None) -> str:
+    """The image a task's container runs: its Dockerfile built as is on local images (never pulled).
 
     Raises:
-        UserError: the Dockerfile starts FROM anything but the local base image.
+        UserError: a FROM image is not in the local engine (the line names the fixes).
         SandboxError: the build failed.
     """
-    path = environment_dir / dockerfile
-    if not path.is_file():
-        return BASE_IMAGE
-    sources = ALLOWED_FROM.findall(path.read_text())
-    if any(src != BASE_IMAGE for src in sources):
-        raise UserError(
-            f"Dockerfile starts FROM {sources}", str(path), f"use `FROM {BASE_IMAGE}` (no registry is reachable)"
-        )
+    env = Environment(environment_dir, dockerfile, aliases)
+    env.check_bases(client)
+    if env.plain is not None:
+        return env.plain
     safe_id = re.sub(r"[^a-z0-9_.-]", "-", task_id.lower())
-    tag = f"matchmeter-task-{safe_id}:{dockerfile_digest(environment_dir)[:12]}"
+    tag = f"matchmeter-task-{safe_id}:{env.key}"
     if image_exists(client, tag):
         return tag
+    lock_dir = rootfs.rootfs_parent()
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / f".build-{env.key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent trials of one task build it once
+        if not image_exists(client, tag):
+            _build(client, env, dockerfile, tag)
+    return tag
+
+
+def _build(client: Any, env: Environment, dockerfile: str, tag: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="matchmeter-build-") as tmp:
+        context = env.dir
+        if env.aliases:  # a temp copy whose FROM lines name the local images: the user's tags stay untouched
+            context = Path(tmp) / "context"
+            shutil.copytree(env.dir, context, symlinks=True)
+            (context / dockerfile).write_text(env.rewritten())
+        build_image(client, context, dockerfile, tag)
+
+
+def build_image(client: Any, context: Path, dockerfile: str, tag: str) -> None:
+    """`docker build` of a local context, never pulling, labelled as matchmeter's; SandboxError with the log tail."""
     import docker.errors
 
     try:
-        client.images.build(path=str(environment_dir), dockerfile=dockerfile, tag=tag, pull=False, rm=True,
+        client.images.build(path=str(context), dockerfile=dockerfile, tag=tag, pull=False, rm=True,
                             forcerm=True, labels={policy.LABEL_KEY: policy.LABEL_VALUE})
     except docker.errors.BuildError as exc:
         lines = [str(chunk.get("stream", chunk.get("error", ""))).strip() for chunk in exc.build_log]
-        raise SandboxError(f"building {tag} failed: {exc.msg}; {' | '.join(x for x in lines if x)[-300:]}") from exc
+        raise SandboxError(f"building {tag} failed: {exc.msg}; {' | '.join(x for x in lines if x)[-400:]}") from exc
     except docker.errors.APIError as exc:
         raise SandboxError(f"building {tag} failed: {exc}") from exc
-    return tag
+
+
+def image_env(client: Any, image: str) -> dict[str, str]:
+    """The image's ENV (its config), which every exec's environment starts from."""
+    config = client.images.get(image).attrs.get("Config") or {}
+    return {name: value for name, _, value in (item.partition("=") for item in config.get("Env") or [])}
+
+
+def sandbox_base_env(image: dict[str, str]) -> dict[str, str]:
+    """Every exec's base environment: the sandbox defaults under the image's ENV, except HOME (the
+    unprivileged agent's home is /tmp whatever the image says)."""
+    return {**policy.SANDBOX_ENV, **{k: v for k, v in image.items() if k != "HOME"}}
 
 
 def prune(label: str | None = None) -> int:

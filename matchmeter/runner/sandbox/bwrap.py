@@ -1,9 +1,14 @@
 """The bubblewrap backend (the default): namespaces without a daemon, an allow-listed root.
 
 The sandbox's root is the Debian root filesystem of rootfs.py (the same one the docker base image is
-made from), read-only, with only /app, /tests and /logs (host temp dirs) bound in, fresh tmpfs for
-/tmp, /var/tmp and /run, and a CLI adapter's venv when one runs. Nothing else of the host — not /root,
-/etc/shadow, the LM cache, the run store, task sources or a checkout of matchmeter — exists inside.
+made from) — or, when the task's Dockerfile does more than `FROM` the base or a CLI adapter runs, the
+exported filesystem of the same image docker would run (the task image, or its CLI layer from
+clilayer.py), built once with the local engine — read-only, with only /app, /tests and /logs (host temp
+dirs) bound in, fresh tmpfs for /tmp, /var/tmp and /run. /app starts with what the image holds there
+(owned by the sandbox uid, as docker's volume copy does), and the image's ENV is every exec's base
+environment. With no engine answering, a task that needs its image is refused at preflight, and a CLI
+adapter falls back to its host venv shown read-only (the only host path ever bound). Nothing else of the
+host — not /root, /etc/shadow, the LM cache, the run store, task sources or a checkout of matchmeter — exists inside.
 
 create() starts one long-lived bwrap process (a holder bash under bwrap's own pid-1 reaper) that owns
 the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those namespaces with
@@ -31,9 +36,18 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from matchmeter.errors import SandboxError, UserError
-from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy, rootfs
+from matchmeter.runner.sandbox import (
+    ExecResult,
+    SandboxCapabilities,
+    SandboxRequest,
+    baseimage,
+    clilayer,
+    policy,
+    rootfs,
+)
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
@@ -94,6 +108,22 @@ def _bind_args(binds: list[Path]) -> list[str]:
     return args
 
 
+def _host_tool(name: str) -> str:
+    return shutil.which(name, path=policy.CONTAINER_PATH) or name
+
+
+def _seed_workspace(image_app: Path, app: Path, owner: int | None) -> None:
+    """Copy what the image holds in /app into the fresh workspace (links kept as links: the source is the
+    image's tree, not the agent's), owned by the sandbox uid; docker fills its /app volume the same way."""
+    if not image_app.is_dir() or not any(image_app.iterdir()):
+        return
+    shutil.copytree(image_app, app, symlinks=True, dirs_exist_ok=True)
+    if owner is not None:
+        for top, dirs, files in os.walk(app):
+            for name in [*dirs, *files]:
+                os.lchown(Path(top) / name, owner, owner)
+
+
 def _pidns_alive(inode: int) -> list[int]:
     """Host pids still running in the pid namespace with this inode (zombies run nothing: not counted;
     the namespace's orphaned init is reaped by the host's pid 1, which may take seconds)."""
@@ -115,9 +145,11 @@ class BwrapSandbox(policy.HostMountedFiles):
     capabilities = SandboxCapabilities(isolated=True, network_control=True, resource_limits=False)
     app_dir = policy.APP_DIR
 
-    def __init__(self, request: SandboxRequest, root: Path) -> None:
+    def __init__(self, request: SandboxRequest, root: Path, cli_executable: str | None = None) -> None:
         self.request = request
         self.root = root
+        self.cli_executable = cli_executable  # the CLI adapter's in-image executable (clilayer.py), if any
+        self.base_env = baseimage.sandbox_base_env(rootfs.rootfs_env(root))
         self.dirs = policy.make_host_dirs(request.label or request.task_id)
         self.uid = AGENT_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
         self.upload_owner = self.uid if _privileged() else None
@@ -132,6 +164,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.lost = False  # the namespace died while no one asked (the agent killed it)
         for d in self.dirs[1:]:
             self._own(d)
+        _seed_workspace(root / policy.APP_DIR.lstrip("/"), self.dirs.app, self.uid if _privileged() else None)
 
     def _own(self, path: Path) -> None:
         if _privileged():
@@ -219,8 +252,9 @@ class BwrapSandbox(policy.HostMountedFiles):
 
     def _exec_prefix(self) -> list[str]:
         # Host-side prlimit: the limits are inherited through nsenter and setpriv by everything the exec starts.
-        prefix = ["prlimit", f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
-                  "nsenter", f"--target={self._target_pid}", *NSENTER_NAMESPACES, "--root", "--wd"]
+        # Host tools by absolute path: the exec's PATH is the image's, which names in-sandbox dirs.
+        prefix = [_host_tool("prlimit"), f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
+                  _host_tool("nsenter"), f"--target={self._target_pid}", *NSENTER_NAMESPACES, "--root", "--wd"]
         if not _privileged():
             # The user namespace is ours: joining it first grants the rest, as our own uid.
             return [*prefix, "--user", "--preserve-credentials", "--",
@@ -236,7 +270,7 @@ class BwrapSandbox(policy.HostMountedFiles):
             if not self._destroyed and self._init is not None:
                 self.lost = True
             raise SandboxError("bwrap sandbox is not running")
-        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.SANDBOX_ENV)
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
         try:
             return policy.run_with_deadline([*self._exec_prefix(), "bash", "-c", command], timeout_s, full_env, None)
         except KeyboardInterrupt:
@@ -300,8 +334,10 @@ class BwrapBackend:
     name = "bwrap"
     capabilities = BwrapSandbox.capabilities
 
-    def __init__(self) -> None:
+    def __init__(self, base_aliases: dict[str, str] | None = None) -> None:
         self._root: Path | None = None
+        self.base_aliases = dict(base_aliases or {})
+        self._engine_answers: bool | None = None
 
     def preflight(self) -> None:
         for tool, package in (("bwrap", "bubblewrap"), ("nsenter", "util-linux"), ("setpriv", "util-linux"),
@@ -324,11 +360,65 @@ class BwrapBackend:
         if self._root is None:
             from rich.console import Console
 
-            self._root = rootfs.ensure_base_rootfs(Console(stderr=True), from_image="matchmeter-base:latest")
+            self._root = rootfs.ensure_base_rootfs(Console(stderr=True), from_image=baseimage.BASE_IMAGE)
         return self._root
 
+    def builds_images(self) -> bool:
+        """Whether a local Docker engine answers (task images and CLI layers are built with it)."""
+        if self._engine_answers is None:
+            try:
+                baseimage.docker_client().close()
+                self._engine_answers = True
+            except UserError:
+                self._engine_answers = False
+        return self._engine_answers
+
+    def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
+        """Preflight of one task: a Dockerfile that does more than `FROM` the base needs its image built (or
+        exported before); UserError when no engine answers or a FROM image is not local."""
+        env = baseimage.Environment(environment_dir, dockerfile, self.base_aliases)
+        if env.plain == baseimage.BASE_IMAGE or rootfs.is_complete(rootfs.image_rootfs_path(env.key)):
+            return
+        client = self._client(env)
+        try:
+            env.check_bases(client)
+        finally:
+            client.close()
+
+    def _client(self, env: baseimage.Environment) -> Any:
+        try:
+            return baseimage.docker_client()
+        except UserError as exc:
+            raise UserError(
+                f"no Docker engine answers, and this task's Dockerfile does more than FROM {baseimage.BASE_IMAGE}: "
+                "bwrap runs such a task in its built image's filesystem", str(env.path),
+                "start the Docker daemon (or set DOCKER_HOST) so the image can be built once, or use --backend docker",
+            ) from exc
+
+    def _root_for(self, request: SandboxRequest) -> tuple[Path, str | None]:
+        """The root filesystem of this request (base, task image or CLI layer) and the CLI's in-image path."""
+        env = baseimage.Environment(request.environment_dir, request.environment.dockerfile, self.base_aliases)
+        cli = request.cli_install
+        if cli is None and env.plain == baseimage.BASE_IMAGE:
+            return self.root_dir(), None
+        key = env.key if cli is None else clilayer.layer_key(env.key, cli)
+        executable = clilayer.executable_path(cli) if cli is not None else None
+        path = rootfs.image_rootfs_path(key)
+        if rootfs.is_complete(path):
+            return path, executable
+        client = self._client(env)
+        try:
+            image = baseimage.task_image(client, request.task_id, env.dir, request.environment.dockerfile,
+                                         self.base_aliases)
+            if cli is not None:
+                image = clilayer.layer_image(client, image, cli)
+            return rootfs.ensure_image_rootfs(image, key, baseimage.image_env(client, image)), executable
+        finally:
+            client.close()
+
     def create(self, request: SandboxRequest) -> BwrapSandbox:
-        sandbox = BwrapSandbox(request, self.root_dir())
+        root, executable = self._root_for(request)
+        sandbox = BwrapSandbox(request, root, executable)
         try:
             sandbox.start()
         except BaseException:

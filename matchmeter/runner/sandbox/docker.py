@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, baseimage, policy
+from matchmeter.runner.sandbox import (
+    ExecResult,
+    SandboxCapabilities,
+    SandboxRequest,
+    baseimage,
+    clilayer,
+    policy,
+)
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 
 # $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
@@ -64,6 +71,8 @@ class DockerSandbox:
     app_dir = policy.APP_DIR
 
     def __init__(self, client: Any, request: SandboxRequest) -> None:
+        self.cli_executable: str | None = None  # the CLI adapter's in-image executable (clilayer.py), if any
+        self.base_env = dict(policy.SANDBOX_ENV)  # under the image's ENV once started
         self.client = client
         self.api = client.api
         self.request = request
@@ -77,6 +86,7 @@ class DockerSandbox:
     def start(self, image: str) -> None:
         import docker
 
+        self.base_env = baseimage.sandbox_base_env(baseimage.image_env(self.client, image))
         spec = self.request.environment
         network = self.request.network or spec.network
         try:
@@ -149,7 +159,7 @@ class DockerSandbox:
             pass
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
-        full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.SANDBOX_ENV)
+        full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
         seconds = f"{max(timeout_s, 0.001):.3f}"
         argv = ["bash", "-c", EXEC_WRAPPER, "mm-exec", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
         started = time.monotonic()
@@ -257,8 +267,9 @@ class DockerBackend:
     name = "docker"
     capabilities = DockerSandbox.capabilities
 
-    def __init__(self, console: Any = None) -> None:
+    def __init__(self, console: Any = None, base_aliases: dict[str, str] | None = None) -> None:
         self.console = console
+        self.base_aliases = dict(base_aliases or {})
         self._client: Any = None
 
     def _get_client(self) -> Any:
@@ -270,6 +281,13 @@ class DockerBackend:
         """Engine must answer (UserError with the fix); a missing base image is built here, once."""
         baseimage.ensure_base_image(self._get_client(), console=self.console or _stderr_console())
 
+    def builds_images(self) -> bool:
+        return True  # preflight proved the engine answers
+
+    def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
+        """Preflight of one task: every FROM image is local (UserError naming the fixes otherwise)."""
+        baseimage.Environment(environment_dir, dockerfile, self.base_aliases).check_bases(self._get_client())
+
     def create(self, request: SandboxRequest) -> DockerSandbox:
         import docker
 
@@ -280,7 +298,10 @@ class DockerBackend:
         sandbox = DockerSandbox(client, request)
         try:
             image = baseimage.task_image(self._get_client(), request.task_id, request.environment_dir,
-                                         request.environment.dockerfile)
+                                         request.environment.dockerfile, self.base_aliases)
+            if request.cli_install is not None:
+                image = clilayer.layer_image(self._get_client(), image, request.cli_install)
+                sandbox.cli_executable = clilayer.executable_path(request.cli_install)
             sandbox.start(image)
         except BaseException:
             sandbox.destroy()

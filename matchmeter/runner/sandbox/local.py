@@ -27,6 +27,7 @@ class LocalSandbox(policy.HostMountedFiles):
     """A temp tree and the process groups its execs started."""
 
     capabilities = SandboxCapabilities(isolated=False, network_control=False, resource_limits=False)
+    cli_executable: str | None = None  # a CLI runs from its host venv here (no image layer)
 
     def __init__(self, request: SandboxRequest) -> None:
         self.request = request

@@ -4,16 +4,21 @@ bwrap used to show the host's `/` with a deny-list of masks, and every leak foun
 /proc/1/environ, /etc/shadow and /root readable, a second checkout's solutions) slipped past a
 deny-list. Now the root is this directory, built once from Debian packages (`debootstrap --variant=
 minbase`) or exported from the local Docker base image, whichever exists; the docker base image is
-imported from the same directory, so both backends start from identical state.
+imported from the same directory, so both backends start from identical state. A task whose Dockerfile
+does more than `FROM` the base runs in the exported filesystem of its built image (baseimage.py), made
+once per image key (the Dockerfile's environment/ digest and the aliases it uses) and shared by every
+trial; a CLI layer (clilayer.py) is exported the same way.
 
     $MATCHMETER_ROOTFS_DIR (default /var/cache/matchmeter/rootfs as root, else ~/.cache/matchmeter/rootfs)
-    └── base-<digest>/          complete once `.matchmeter-complete` exists; /app /tests /logs are mount points
+    ├── base-<digest>/          complete once `.matchmeter-complete` exists; /app /tests /logs are mount points
+    └── image-<key>/            an exported task image (or CLI layer); its marker is JSON: image, ENV
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -94,14 +99,8 @@ def _export_image(image: str, dest: Path) -> bool:
         subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
 
 
-def ensure_base_rootfs(console: Any = None, from_image: str | None = None) -> Path:
-    """The base root filesystem, built (or exported from `from_image`) once; safe under concurrency.
-
-    Raises:
-        UserError: it is missing and cannot be built here (not root, no debootstrap).
-        SandboxError: debootstrap failed.
-    """
-    path = base_rootfs_path()
+def _ensure(path: Path, fill: Any, marker: str) -> Path:
+    """Make `path` once (fill(tmp) writes the tree), under a file lock so concurrent trials build it once."""
     if is_complete(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -113,12 +112,57 @@ def ensure_base_rootfs(console: Any = None, from_image: str | None = None) -> Pa
         tmp = path.parent / f".{path.name}.building"
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(path, ignore_errors=True)
+        try:
+            fill(tmp)
+            for name in MOUNT_POINTS:
+                (tmp / name).mkdir(exist_ok=True)
+            tmp.chmod(0o755)
+            (tmp / MARKER).write_text(marker)
+            tmp.rename(path)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return path
+
+
+def ensure_base_rootfs(console: Any = None, from_image: str | None = None) -> Path:
+    """The base root filesystem, built (or exported from `from_image`) once; safe under concurrency.
+
+    Raises:
+        UserError: it is missing and cannot be built here (not root, no debootstrap).
+        SandboxError: debootstrap failed.
+    """
+
+    def fill(tmp: Path) -> None:
         if not (from_image and _export_image(from_image, tmp)):
             shutil.rmtree(tmp, ignore_errors=True)
             _debootstrap(tmp, console)
-        for name in MOUNT_POINTS:
-            (tmp / name).mkdir(exist_ok=True)
-        tmp.chmod(0o755)
-        (tmp / MARKER).write_text(DIGEST + "\n")
-        tmp.rename(path)
-    return path
+
+    return _ensure(base_rootfs_path(), fill, DIGEST + "\n")
+
+
+def image_rootfs_path(key: str) -> Path:
+    return rootfs_parent() / f"image-{key}"
+
+
+def ensure_image_rootfs(image: str, key: str, env: dict[str, str], console: Any = None) -> Path:
+    """The exported filesystem of a local image, made once per key; its ENV is kept in the marker.
+
+    Raises:
+        SandboxError: the export failed.
+    """
+
+    def fill(tmp: Path) -> None:
+        _say(console, f"exporting {image} into a sandbox root filesystem (once per image)")
+        if not _export_image(image, tmp):
+            raise SandboxError(f"exporting {image} for the bwrap sandbox failed (docker create/export)")
+
+    return _ensure(image_rootfs_path(key), fill, json.dumps({"image": image, "env": env}))
+
+
+def rootfs_env(root: Path) -> dict[str, str]:
+    """The ENV of the image a root filesystem was exported from ({} for the base rootfs)."""
+    try:
+        data = json.loads((root / MARKER).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in (data.get("env") or {}).items()} if isinstance(data, dict) else {}

@@ -13,7 +13,8 @@ from matchmeter.runner.agents import AGENTS
 from matchmeter.runner.agents.adapters.install import ensure_installed
 
 if TYPE_CHECKING:
-    from matchmeter.runner.agents.adapters.base import AdapterProfile
+    from matchmeter.runner.agents.adapters.base import AdapterProfile, InstallSpec
+    from matchmeter.runner.sandbox import CliInstall
     from matchmeter.schema import Configuration
 
 # The registry lines live in matchmeter.runner.agents.AGENTS (one place); these are the CLI adapters among them.
@@ -39,14 +40,34 @@ def needs_network(configuration: Configuration) -> bool:
     return bool(cls is not None and cls.profile().needs_network)
 
 
-def host_paths(configuration: Configuration) -> list[Path]:
-    """Host dirs a CLI adapter's sandbox must show read-only: its venv and the Python that venv was made
-    from (installed first if missing). Nothing else of the host is visible to an isolated sandbox."""
+def pypi_spec(configuration: Configuration) -> InstallSpec | None:
+    """The PyPI package the configuration's CLI adapter installs (None: no adapter, not PyPI, or cli_path)."""
     cls = adapter_class(configuration.agent.name)
     if cls is None or configuration.agent.options.get("cli_path"):
-        return []
+        return None
     spec = cls.profile().install
-    if spec.kind != "pypi":
+    return spec if spec.kind == "pypi" else None
+
+
+def cli_install(configuration: Configuration) -> CliInstall | None:
+    """What a sandbox needs to run the configuration's CLI from an image layer (runner/sandbox/clilayer.py):
+    the package, and its wheels downloaded on the host (containers cannot reach PyPI)."""
+    spec = pypi_spec(configuration)
+    if spec is None:
+        return None
+    from matchmeter.runner.agents.adapters.install import ensure_wheelhouse
+    from matchmeter.runner.sandbox import CliInstall
+
+    return CliInstall(package=spec.package, version=spec.version, executable=spec.executable,
+                      wheelhouse=ensure_wheelhouse(spec.package, spec.version))
+
+
+def host_paths(configuration: Configuration) -> list[Path]:
+    """Host dirs a CLI adapter's sandbox must show read-only when no image layer can be built (bwrap with
+    no Docker engine): its venv and the Python that venv was made from (installed first if missing).
+    Nothing else of the host is visible to an isolated sandbox."""
+    spec = pypi_spec(configuration)
+    if spec is None:
         return []
     venv = ensure_installed(spec.package, spec.version, spec.executable).parent.parent
     paths = [venv]

@@ -146,14 +146,18 @@ class CLIAdapter:
         if self.executable:
             return
         spec = self.PROFILE.install
-        if spec.kind == "pypi":
+        in_image = getattr(session.sandbox, "cli_executable", None)  # the sandbox runs the CLI's image layer
+        if spec.kind == "pypi" and in_image:
+            self.executable = in_image
+        elif spec.kind == "pypi":
             from matchmeter.runner.agents.adapters.install import ensure_installed
 
+            # The fallback where no layer could be built: a host venv, which bwrap (read-only) and local see.
             self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
-            # The venv lives on the host: bwrap and local see it, a docker container does not.
+        if self.executable:
             if session.sandbox.exec(f"test -x {shlex.quote(self.executable)}", 30).exit_code != 0:
-                raise AgentError(f"{self.executable} (host venv) is not visible inside this sandbox: use --backend "
-                                 "bwrap or local, or set agent option cli_path to an executable inside the image")
+                raise AgentError(f"{self.executable} is not visible inside this sandbox: the sandbox was created "
+                                 "without the CLI's image layer (SandboxRequest.cli_install) or its host venv bound")
             return
         found = session.sandbox.exec(f"command -v {shlex.quote(spec.executable)}", 30)
         if found.exit_code != 0 or not found.output.strip():

@@ -1,14 +1,17 @@
-"""Install a CLI published on PyPI into its own venv under the matchmeter CLI cache.
+"""A CLI published on PyPI, fetched on the host into the matchmeter CLI cache: wheels for an image layer,
+or a host venv where no layer can be built.
 
     $MATCHMETER_CLIS_DIR (default: $MATCHMETER_CACHE_DIR/clis, else ~/.cache/matchmeter/clis)
+    ├── wheelhouse/<package>-<version>/ the package's wheels and a pip wheel; complete once `.matchmeter-wheels` exists
     └── <package>-<version>/            a venv; complete once `.matchmeter-installed` exists
         ├── bin/<executable>
         └── .matchmeter-installed        JSON: package, version, seconds the install took
 
-Under the bwrap and local backends the host filesystem is visible (read-only under bwrap), so a host
-venv is within the sandbox's reach. The docker backend does not see it (see the adapters' report).
-Venvs are not relocatable, so the install happens in place; a directory without the marker is a
-half-finished install and is removed first. A file lock serialises concurrent trials.
+Docker, and bwrap when a Docker engine answers, run a CLI from an image layer built on the task image
+(runner/sandbox/clilayer.py) out of the wheelhouse: containers cannot reach PyPI, so the wheels are
+downloaded here. The host venv is the fallback of bwrap with no engine (shown read-only) and of the
+local backend. Venvs are not relocatable, so the install happens in place; a directory without the
+marker is a half-finished install and is removed first. File locks serialise concurrent trials.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from matchmeter.errors import AgentError
 
 MARKER = ".matchmeter-installed"
+WHEELS_MARKER = ".matchmeter-wheels"
 INSTALL_TIMEOUT_S = 900.0
 
 
@@ -88,3 +92,33 @@ def install_seconds(package: str, version: str, root: Path | None = None) -> flo
         return float(json.loads(marker.read_text())["install_s"])
     except (OSError, ValueError, KeyError):
         return None
+
+
+def wheelhouse_dir(package: str, version: str, root: Path | None = None) -> Path:
+    return (root or clis_dir()) / "wheelhouse" / f"{package}-{version}"
+
+
+def ensure_wheelhouse(package: str, version: str, root: Path | None = None) -> Path:
+    """Download `package==version`, its dependencies and pip as wheels (`pip wheel` on the host) once.
+
+    Raises:
+        AgentError: pip failed (the message carries the tail of pip's output).
+    """
+    house = wheelhouse_dir(package, version, root)
+    if (house / WHEELS_MARKER).exists():
+        return house
+    house.parent.mkdir(parents=True, exist_ok=True)
+    with open(house.parent / f".{house.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (house / WHEELS_MARKER).exists():
+            return house
+        shutil.rmtree(house, ignore_errors=True)
+        started = time.monotonic()
+        argv = [sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--wheel-dir", str(house),
+                f"{package}=={version}", "pip"]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+        if proc.returncode != 0:
+            raise AgentError(f"downloading wheels of {package}=={version} failed: {(proc.stdout + proc.stderr)[-400:]}")
+        seconds = round(time.monotonic() - started, 1)
+        (house / WHEELS_MARKER).write_text(json.dumps({"package": package, "version": version, "wheel_s": seconds}))
+    return house
