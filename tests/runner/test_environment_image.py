@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import threading
@@ -26,6 +27,23 @@ from tests.helpers.tasks import write_task
 MATCHMETER = [sys.executable, "-c", "from matchmeter.cli import main; main()"]
 BOTH = [pytest.param("bwrap", marks=[pytest.mark.bwrap, pytest.mark.docker]),
         pytest.param("docker", marks=pytest.mark.docker)]
+
+
+@pytest.fixture(autouse=True)
+def own_rootfs_cache(tmp_path, monkeypatch):
+    """This test's image exports go to its own cache dir (a fresh key each time would fill the machine's),
+    beside a link to the machine's base root filesystem; its task images are removed afterwards."""
+    cache = tmp_path / "rootfs"
+    cache.mkdir()
+    base = rootfs.base_rootfs_path()
+    if rootfs.is_complete(base):
+        (cache / base.name).symlink_to(base)
+    monkeypatch.setenv("MATCHMETER_ROOTFS_DIR", str(cache))
+    yield
+    if shutil.which("docker"):
+        names = subprocess.run(["docker", "images", "-q", "matchmeter-task-env-task"], capture_output=True, text=True)
+        if names.stdout.split():
+            subprocess.run(["docker", "rmi", "-f", *set(names.stdout.split())], capture_output=True)
 
 
 def _task(tmp_path: Path, dockerfile: str, name: str = "env-task") -> Path:
