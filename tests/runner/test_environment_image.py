@@ -221,3 +221,17 @@ def test_bwrap_without_an_engine_refuses_a_task_that_needs_its_image(tmp_path):
               "--backend", "bwrap", "--quiet", "--json", env=dead)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert json.loads(ok.stdout)["executed"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.bwrap
+@pytest.mark.docker
+def test_an_image_whose_app_is_a_link_gets_a_plain_empty_workspace(tmp_path):
+    task_dir = _task(tmp_path, "FROM matchmeter-base:latest\n# TOKEN\nRUN rm -rf /app && ln -s /etc /app\n")
+    box = get_backend("bwrap").create(_request(task_dir))
+    try:
+        out = box.exec("ls -A /app | wc -l; test -L /app && echo link || echo dir", 30)
+        assert out.output.split() == ["0", "dir"]
+        assert list(box.dirs.app.iterdir()) == []  # nothing of the host's /etc was copied in
+    finally:
+        box.destroy()

@@ -115,7 +115,7 @@ def _host_tool(name: str) -> str:
 def _seed_workspace(image_app: Path, app: Path, owner: int | None) -> None:
     """Copy what the image holds in /app into the fresh workspace (links kept as links: the source is the
     image's tree, not the agent's), owned by the sandbox uid; docker fills its /app volume the same way."""
-    if not image_app.is_dir() or not any(image_app.iterdir()):
+    if image_app.is_symlink() or not image_app.is_dir() or not any(image_app.iterdir()):
         return
     shutil.copytree(image_app, app, symlinks=True, dirs_exist_ok=True)
     if owner is not None:

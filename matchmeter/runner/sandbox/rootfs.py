@@ -114,8 +114,11 @@ def _ensure(path: Path, fill: Any, marker: str) -> Path:
         shutil.rmtree(path, ignore_errors=True)
         try:
             fill(tmp)
-            for name in MOUNT_POINTS:
-                (tmp / name).mkdir(exist_ok=True)
+            for name in MOUNT_POINTS:  # an image's /app that is a link or a file becomes a plain empty dir
+                point = tmp / name
+                if point.is_symlink() or (point.exists() and not point.is_dir()):
+                    point.unlink()
+                point.mkdir(exist_ok=True)
             tmp.chmod(0o755)
             (tmp / MARKER).write_text(marker)
             tmp.rename(path)
