@@ -56,7 +56,7 @@ def test_task_image_builds_from_the_dockerfile_and_is_reused(client, tmp_path):
     task_id = f"t-{marker}"
     tag = bi.task_image(client, task_id, env_dir)
     try:
-        assert tag == f"matchmeter-task-{task_id}:{bi.dockerfile_digest(env_dir)[:12]}"
+        assert tag == f"matchmeter-task-{task_id}:{bi.Environment(env_dir).key}"
         started = time.monotonic()
         assert bi.task_image(client, task_id, env_dir) == tag
         assert time.monotonic() - started < 5  # reused, not rebuilt
@@ -66,17 +66,18 @@ def test_task_image_builds_from_the_dockerfile_and_is_reused(client, tmp_path):
         finally:
             sb.destroy()
         (env_dir / "extra.txt").write_text("changes the digest")
-        assert bi.dockerfile_digest(env_dir)[:12] != tag.rsplit(":", 1)[1]
+        assert bi.Environment(env_dir).key != tag.rsplit(":", 1)[1]
     finally:
         client.images.remove(tag, force=True)
 
 
-def test_dockerfile_from_a_registry_image_is_refused_and_leaves_nothing(client, tmp_path):
+def test_dockerfile_from_an_image_that_is_not_local_is_refused_and_leaves_nothing(client, tmp_path):
     env_dir = tmp_path / "environment"
     env_dir.mkdir()
-    (env_dir / "Dockerfile").write_text("FROM debian:bookworm\n")
+    (env_dir / "Dockerfile").write_text("FROM matchmeter-test-not-local:0\nRUN true\n")  # never pulled
     label = f"refused-{secrets.token_hex(3)}"
-    with pytest.raises(UserError, match="FROM matchmeter-base:latest"):
+    with pytest.raises(UserError, match=r"starts FROM matchmeter-test-not-local:0, which is not a local image.*"
+                                        r"matchmeter env build-base.*--base-alias NAME=IMAGE"):
         get_backend("docker").create(request(env_dir, label))
     assert labelled(client, label) == []
 
