@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.runner.agents import AGENTS
-from matchmeter.runner.agents.adapters.install import ensure_installed
+from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_wheelhouse
+from matchmeter.runner.sandbox import CliInstall
 
 if TYPE_CHECKING:
     from matchmeter.runner.agents.adapters.base import AdapterProfile, InstallSpec
-    from matchmeter.runner.sandbox import CliInstall
     from matchmeter.schema import Configuration
 
 # The registry lines live in matchmeter.runner.agents.AGENTS (one place); these are the CLI adapters among them.
@@ -55,9 +55,6 @@ def cli_install(configuration: Configuration) -> CliInstall | None:
     spec = pypi_spec(configuration)
     if spec is None:
         return None
-    from matchmeter.runner.agents.adapters.install import ensure_wheelhouse
-    from matchmeter.runner.sandbox import CliInstall
-
     return CliInstall(package=spec.package, version=spec.version, executable=spec.executable,
                       wheelhouse=ensure_wheelhouse(spec.package, spec.version))
 
