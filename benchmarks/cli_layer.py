@@ -79,7 +79,7 @@ def main() -> int:
                         run_id="bench-clilayer", execution_key=f"{name}-{i}",
                         configuration=configuration_from_flags(args.agent, MODEL), task=task,
                         description=Description.original(task), seed=0, attempt=0, backend=backend,
-                        backend_name=name, logs_dir=tmp / f"logs-{name}-{i}", api_base=stub.api_base, gateway=gw)
+                        logs_dir=tmp / f"logs-{name}-{i}", api_base=stub.api_base, gateway=gw)
                     seconds, outcome = _timed(lambda request=request: run_trial(request))
                 if outcome.result.failure_mode != "none":
                     print(f"{name} trial {i} failed: {outcome.result.error}")

@@ -77,7 +77,7 @@ def test_cli_from_its_layer_through_the_gateway_is_metered_at_the_door(layers, t
         config = configuration_from_flags(agent, MODEL)
         outcome = run_trial(TrialRequest(
             run_id="cli-layer-test", execution_key=f"k-{agent}-{backend}", configuration=config, task=task,
-            description=Description.original(task), seed=0, attempt=0, backend=sandbox_backend, backend_name=backend,
+            description=Description.original(task), seed=0, attempt=0, backend=sandbox_backend,
             logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
         usages = stub.stats.usages
         assert stub.stats.authorized_calls == len(REPLIES[agent])
