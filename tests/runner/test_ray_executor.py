@@ -138,7 +138,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path)
         keys = [r.execution_key for r in outcome["results"]]  # type: ignore[union-attr]
         assert sorted(keys) == sorted(p.key for p in plan)  # every planned execution, each exactly once
         assert stats.committed == 8
-        assert _stored(store) == {p.key: (1.0, "ok") for p in plan}
+        assert _stored(store) == {p.key: (1.0, "none") for p in plan}
         assert stats.nodes.get(victim, 0) < 8  # the dead node did not finish the run
     finally:
         cluster.restart_worker(1)
