@@ -205,7 +205,7 @@ def execute_plan(
                                 api_base_for=api_base_for, on_result=on_result,
                                 allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
                                 address=executor.ray_address)
-    store.clean_partials()
+    store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     results: list[ExecutionResult] = []

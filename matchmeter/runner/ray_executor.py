@@ -99,12 +99,12 @@ def execute_plan_ray(
 ) -> list[ExecutionResult]:
     """execute_plan's contract on a Ray cluster (see the module docstring)."""
     stats = stats if stats is not None else RayStats()
-    store.clean_partials()
+    store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     if not todo:
         return []
-    with _connected(address):
+    with connected(address):
         cpus = _check_placement(todo, backend_name, address)
         bank = _spend_bank(spend_ledger)
         task_refs = {item.task.digest: ray.put(_pack_dir(Path(item.task.path))) for item in todo}
@@ -125,8 +125,9 @@ def execute_plan_ray(
 
 
 @contextlib.contextmanager
-def _connected(address: str | None) -> Iterator[None]:
-    """Join the cluster for this plan (or use the connection this process already has)."""
+def connected(address: str | None) -> Iterator[None]:
+    """Join the cluster for this block (or use the connection this process already has: a caller running
+    plans from several threads, as parallel optimize does, connects once around all of them)."""
     if ray.is_initialized():
         yield
         return

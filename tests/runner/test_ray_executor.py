@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
-from matchmeter.errors import UserError  # noqa: E402
+from matchmeter.errors import SpendCapReached, UserError  # noqa: E402
 from matchmeter.runner.executor import ExecutorChoice, execute_plan, plan_cross_product  # noqa: E402
 from matchmeter.runner.run import configuration_from_flags  # noqa: E402
 from matchmeter.runner.sandbox import get_backend  # noqa: E402
@@ -194,3 +194,38 @@ def test_driver_killed_with_9_resumes_every_execution_exactly_once(cluster, tmp_
     assert sorted(r.seed for r in stored) == list(range(8))
     assert {r.reward for r in stored} == {1.0}
     assert not [p for p in executions.iterdir() if p.name.startswith(".partial-")]
+
+
+def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_path):
+    """Every worker's gateway charges the driver's one ledger (spend.json): a tiny cap stops the run, a
+    resume with a higher cap finishes it, and the total survives in the run directory."""
+    from matchmeter.llm.spend import SpendLedger
+    from matchmeter.runner.run import api_base_resolver, sim_environment
+
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    # cache off: the workers' response cache is the node's own, and a warm one would spend nothing
+    config = configuration_from_flags("bash", "sim/expert", options={"cache": "off"})
+    plan = plan_cross_product([config], load_tasks([tasks]), lambda t: [Description.original(t)], range(3), 1).unique()
+    store = RunStore(tmp_path / "capped")
+    store.claim()
+    ray_exec = ExecutorChoice("ray", cluster.address)
+    with sim_environment([config], [tasks]) as stub_url:
+        def run(cap: float):
+            return execute_plan(plan, store, "capped", get_backend("bwrap"), "bwrap", 2,
+                                api_base_for=api_base_resolver(stub_url), executor=ray_exec,
+                                spend_ledger=SpendLedger(store.root / "spend.json", cap))
+
+        with pytest.raises(SpendCapReached, match="spend cap reached"):
+            run(0.0000001)
+        assert len(store.finished_keys()) < 3
+        spent_at_cap = json.loads((store.root / "spend.json").read_text())["spent_usd"]
+        assert spent_at_cap > 0
+        run(10.0)
+    stored = list(store.iter_results())
+    assert sorted(r.seed for r in stored) == [0, 1, 2]
+    assert {r.failure_mode for r in stored} == {"none"}
+    assert all(r.simulated and r.cost.usd and r.cost.usd > 0 for r in stored)
+    total = json.loads((store.root / "spend.json").read_text())["spent_usd"]
+    assert total > spent_at_cap
+    assert total >= sum(r.cost.usd or 0 for r in stored) - 1e-12
