@@ -50,6 +50,8 @@ API_BASE_HELP = "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (defa
 KEY_ENV_HELP = "Name of the environment variable holding the key (read at call time, never stored)."
 PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
 NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to the endpoint)."
+EXECUTOR_HELP = "Where trials run: local (this process's threads) or ray (a Ray cluster, docs/ray.md)."
+RAY_ADDRESS_HELP = "With --executor ray: the cluster's HOST:PORT (default: $RAY_ADDRESS, else this node's cluster)."
 
 
 def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
@@ -345,7 +347,9 @@ def optimize(
     no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
     spend_cap: float = typer.Option(None, help="Stop new rewriter/judge calls once they have spent this many USD."),
     generic: bool = typer.Option(True, "--generic/--no-generic", help="Also build the public-only Generic rewrites."),
-    concurrency: int = typer.Option(1, min=1, help="Source-side trials run at once."),
+    concurrency: int = typer.Option(1, min=1, help="Trials at once; (task, source) units run side by side to fill them."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Rewrite → gate → source-side select → freeze a description set (descriptions.json)."""
@@ -358,7 +362,8 @@ def optimize(
                               concurrency=concurrency, api_key_env=api_key_env, rewriter_api_base=rewriter_api_base,
                               rewriter_api_key_env=rewriter_api_key_env, judge_api_base=judge_api_base,
                               judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=spend_cap,
-                              prices=_reach_options(None, None, prices, False).get("prices"))
+                              prices=_reach_options(None, None, prices, False).get("prices"), executor=executor,
+                              ray_address=ray_address)
     _warn(_optimize_warnings(request))
     try:
         summary = run_optimize(request, progress=not quiet)

@@ -99,6 +99,18 @@ class ExecutorChoice:
 EXECUTORS = ("local", "ray")
 
 
+def ray_executor():  # type: ignore[no-untyped-def]
+    """runner/ray_executor.py, imported only now (ray is the optional `matchmeter[ray]` extra)."""
+    try:
+        from matchmeter.runner import ray_executor as module
+    except ModuleNotFoundError as exc:
+        if exc.name != "ray" and not (exc.name or "").startswith("ray."):
+            raise
+        raise UserError("--executor ray needs the ray package", "this Python environment",
+                        "pip install 'matchmeter[ray]' here and on every node (docs/ray.md)") from None
+    return module
+
+
 class Cancelled(Exception):
     """A trial ended by Ctrl-C: its result is not stored, so `--resume` runs it again."""
 
@@ -199,9 +211,7 @@ def execute_plan(
     contract; `concurrency` then bounds the trials in flight across the cluster).
     """
     if executor is not None and executor.kind == "ray":
-        from matchmeter.runner.ray_executor import execute_plan_ray
-
-        return execute_plan_ray(plan, store, run_id, backend_name, concurrency=concurrency,
+        return ray_executor().execute_plan_ray(plan, store, run_id, backend_name, concurrency=concurrency,
                                 api_base_for=api_base_for, on_result=on_result,
                                 allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
                                 address=executor.ray_address)
