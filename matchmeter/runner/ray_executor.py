@@ -25,6 +25,7 @@ process, and returns result, trajectories and logs (a tar of the staging `logs/`
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import io
@@ -346,11 +347,13 @@ def _worker_gateway(run_id: str, item: PlannedExecution, ledger: RunLedger | Non
     held = _GATEWAY.get("run")
     if held is not None and held[0] == run_id:
         return held[1]
-    if held is not None:
+    if held is not None:  # this worker process now serves another run: stop the old run's gateway
+        atexit.unregister(held[2].__exit__)
         held[2].__exit__(None, None, None)
     scope = run_gateway([item], ledger)
     gateway = scope.__enter__()
     _GATEWAY["run"] = (run_id, gateway, scope)
+    atexit.register(scope.__exit__, None, None, None)  # its socket dir goes when the worker process ends
     return gateway
 
 

@@ -62,11 +62,11 @@ class RayCluster:
                 "--head", "--port", str(self.port), "--num-cpus", "0", "--include-dashboard", "false",
                 "--temp-dir", str(self.temp)])
             self._wait_for_head()
-            for index in range(self.workers):
+            for index in range(self.workers):  # one at a time: a raylet gives up after 30 s on a busy machine
                 self.nodes.append(None)
                 self.node_ports.append(0)
                 self._start_worker(index)
-            self._wait_alive(self.workers)
+                self._wait_alive(index + 1)
         except BaseException:
             self.stop()
             raise
@@ -120,7 +120,7 @@ class RayCluster:
         restarts = 0
         while len(self._alive()) < count:
             for index, proc in enumerate(self.nodes):
-                if proc is not None and proc.poll() is not None and restarts < 2:  # lost a port race: again
+                if proc is not None and proc.poll() is not None and restarts < 3:  # timed out starting: again
                     restarts += 1
                     self._start_worker(index)
             time.sleep(0.5)
