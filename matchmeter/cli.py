@@ -135,12 +135,15 @@ def tasks_check(
     seeds: int = typer.Option(3, min=1, help="Seeds 0..N-1 to check."),
     concurrency: int = typer.Option(2, min=1, help="Checks run at once."),
     task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
     from matchmeter.runner.check import check_tasks
+    from matchmeter.runner.executor import ExecutorChoice
 
     ok = check_tasks(path or [], backend=backend, seeds=seeds, concurrency=concurrency, only=task or [],
-                     console=_console())
+                     console=_console(), executor=ExecutorChoice(executor, ray_address))
     raise typer.Exit(0 if ok else 1)
 
 
@@ -159,6 +162,8 @@ def run(
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × seed."),
     concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     transport: str = typer.Option("raw", help="How commands reach the sandbox: raw, nested or escaped."),
     contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
     replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
@@ -185,7 +190,7 @@ def run(
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
                          resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
                          with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
-                         prices=options.get("prices"))
+                         prices=options.get("prices"), executor=executor, ray_address=ray_address)
     _warn(start_warnings([config], request.prices, spend_cap))
     try:
         summary = execute_run(request, progress=not quiet)
@@ -476,6 +481,8 @@ def evaluate_cmd(
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task and description."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × description × seed."),
     concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     reuse: list[Path] = typer.Option(None, "--reuse", help="Run directories whose executions with the same key "
                                      "(same configuration, task, description, seed, attempt; any endpoint) are adopted."),
     api_base: str = typer.Option(None, help="Endpoint of every non-sim target. " + API_BASE_HELP),
@@ -492,7 +499,8 @@ def evaluate_cmd(
     request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t, options) for t in target],
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
-                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"))
+                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"),
+                              executor=executor, ray_address=ray_address)
     _warn(start_warnings(request.targets, request.prices, None))
     try:
         summary = evaluate(request, progress=not quiet)

@@ -229,3 +229,33 @@ def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_pa
     total = json.loads((store.root / "spend.json").read_text())["spent_usd"]
     assert total > spent_at_cap
     assert total >= sum(r.cost.usd or 0 for r in stored) - 1e-12
+
+
+MM = [sys.executable, "-m", "matchmeter.cli"]
+
+
+def test_the_cli_runs_and_checks_tasks_on_the_cluster(cluster, tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    write_task(tasks, "copy-b")
+    out = tmp_path / "run"
+    ray_flags = ["--executor", "ray", "--ray-address", cluster.address]
+    run = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds", "2",
+                          "--out", str(out), "--quiet", *ray_flags], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "planned 4, executed 4, skipped (already stored) 0" in " ".join(run.stdout.split())
+    assert {r.reward for r in RunStore(out).iter_results()} == {1.0}
+    # the executor is how a run proceeds, not what it is: a Ray run resumes on the local pool
+    local = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds",
+                            "2", "--out", str(out), "--quiet", "--resume"], capture_output=True, text=True, timeout=300)
+    assert local.returncode == 0, local.stderr[-2000:]
+    assert "executed 0, skipped (already stored) 4" in " ".join(local.stdout.split())
+    check = subprocess.run([*MM, "tasks", "check", str(tasks), "--backend", "bwrap", "--seeds", "1", *ray_flags],
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr[-2000:] + check.stdout[-2000:]
+    assert "2/2 task×seed checks pass" in check.stdout
+    refused = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "docker",
+                              "--out", str(tmp_path / "docker"), *ray_flags], capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0
+    assert "no live Ray node offers the 'docker' sandbox backend" in refused.stderr
