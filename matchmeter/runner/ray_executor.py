@@ -106,7 +106,7 @@ def execute_plan_ray(
     if not todo:
         return []
     with connected(address):
-        cpus = _check_placement(todo, backend_name, address)
+        cpus = _check_placement([item.task for item in todo], backend_name, address)
         bank = _spend_bank(spend_ledger)
         task_refs = {item.task.digest: ray.put(_pack_dir(Path(item.task.path))) for item in todo}
         api_base = api_base_for or (lambda _item: None)
@@ -123,6 +123,12 @@ def execute_plan_ray(
                      allow_incompatible, bank)
 
         return _drive(todo, submit, window, store, on_result, stats)
+
+
+def preflight_cluster(address: str | None, backend_name: str, tasks: list[TaskSpec]) -> None:
+    """Before a run directory is written: the cluster answers, and some live node can place every task."""
+    with connected(address):
+        _check_placement(tasks, backend_name, address)
 
 
 @contextlib.contextmanager
@@ -144,7 +150,7 @@ def connected(address: str | None) -> Iterator[None]:
         ray.shutdown()
 
 
-def _check_placement(todo: list[PlannedExecution], backend_name: str, address: str | None) -> float:
+def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | None) -> float:
     """Refuse before anything runs: no node offers the backend, or none fits a task's CPU/memory.
     Returns the CPUs of the nodes that offer it."""
     resource = backend_resource(backend_name)
@@ -155,7 +161,7 @@ def _check_placement(todo: list[PlannedExecution], backend_name: str, address: s
         raise UserError(f"no live Ray node offers the {backend_name!r} sandbox backend (resource {resource!r})", where,
                         f"start worker nodes that have {backend_name} with --resources '{{\"{resource}\": 1000}}'"
                         " (docs/ray.md)")
-    for task in {item.task.id: item.task for item in todo}.values():
+    for task in {task.id: task for task in tasks}.values():
         env = task.environment
         if not any(r.get("CPU", 0) >= env.cpus and r.get("memory", 0) >= env.memory_mb * MIB for r in offering):
             raise UserError(f"task {task.id} needs {env.cpus:g} CPUs and {env.memory_mb} MB, and no Ray node with"

@@ -259,3 +259,4 @@ def test_the_cli_runs_and_checks_tasks_on_the_cluster(cluster, tmp_path):
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0
     assert "no live Ray node offers the 'docker' sandbox backend" in refused.stderr
+    assert not (tmp_path / "docker").exists()  # refused before anything was written
