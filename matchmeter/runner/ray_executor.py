@@ -108,7 +108,8 @@ def execute_plan_ray(
     with connected(address):
         cpus = _check_placement([item.task for item in todo], backend_name, address)
         bank = _spend_bank(spend_ledger)
-        task_refs = {item.task.digest: ray.put(_pack_dir(Path(item.task.path))) for item in todo}
+        tasks = {item.task.digest: item.task for item in todo}
+        task_refs = {digest: ray.put(_pack_dir(Path(task.path))) for digest, task in tasks.items()}
         api_base = api_base_for or (lambda _item: None)
         resource = backend_resource(backend_name)
         # Enough queued work that every node stays busy; Ray's resource check decides what runs where.
@@ -122,7 +123,11 @@ def execute_plan_ray(
             ).remote(item, task_refs[item.task.digest], run_id, backend_name, api_base(item),
                      allow_incompatible, bank)
 
-        return _drive(todo, submit, window, store, on_result, stats)
+        try:
+            return _drive(todo, submit, window, store, on_result, stats)
+        finally:
+            if bank is not None:
+                ray.kill(bank)
 
 
 def preflight_cluster(address: str | None, backend_name: str, tasks: list[TaskSpec]) -> None:
