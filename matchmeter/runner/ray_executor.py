@@ -35,6 +35,7 @@ import shutil
 import tarfile
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,13 +115,14 @@ def execute_plan_ray(
         resource = backend_resource(backend_name)
         # Enough queued work that every node stays busy; Ray's resource check decides what runs where.
         window = max(concurrency, 2 * int(cpus), 1)
+        plan_id = uuid.uuid4().hex  # a worker's gateway serves one plan: its ledger is this plan's spend actor
 
         def submit(item: PlannedExecution) -> Any:
             env = item.task.environment
             return _trial_task.options(
                 num_cpus=env.cpus, memory=env.memory_mb * MIB, resources={resource: 1},
                 max_retries=RAY_TASK_RETRIES, retry_exceptions=False, name=f"trial-{item.task.id}-{item.key[:8]}",
-            ).remote(item, task_refs[item.task.digest], run_id, backend_name, api_base(item),
+            ).remote(item, task_refs[item.task.digest], run_id, plan_id, backend_name, api_base(item),
                      allow_incompatible, bank)
 
         try:
@@ -305,7 +307,8 @@ _GATEWAY: dict[str, Any] = {}
 
 
 @ray.remote
-def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, backend_name: str, api_base: str | None,
+def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: str, backend_name: str,
+                api_base: str | None,
                 allow_incompatible: bool, bank: Any) -> dict[str, Any]:
     """One planned execution on this node; a dict of plain values back to the driver."""
     node = ray.get_runtime_context().get_node_id()
@@ -315,7 +318,7 @@ def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, backend_na
         return {"kind": "refused", "message": f"node {node[:12]}: {exc}"}
     item = _with_local_task(item, task_tar)
     ledger = _RemoteLedger(bank) if bank is not None else None
-    gateway = _worker_gateway(run_id, item, ledger)
+    gateway = _worker_gateway(plan_id, item, ledger)
     shared = TrialShared(None, run_id, backend, backend_name, lambda _item: api_base, allow_incompatible,
                          ledger, CancelScope(), gateway)
     stage_root = Path(tempfile.mkdtemp(prefix="mm-ray-"))
@@ -351,19 +354,20 @@ def _node_backend(name: str) -> Any:
     return _BACKENDS[name]
 
 
-def _worker_gateway(run_id: str, item: PlannedExecution, ledger: RunLedger | None) -> Any:
-    """This worker process's model gateway for the run (started at its first trial with a model)."""
+def _worker_gateway(plan_id: str, item: PlannedExecution, ledger: RunLedger | None) -> Any:
+    """This worker process's model gateway for the plan (started at its first trial with a model; a resumed
+    run is a new plan with a new spend actor, so its gateway is a new one)."""
     if not item.configuration.model:
         return None
     held = _GATEWAY.get("run")
-    if held is not None and held[0] == run_id:
+    if held is not None and held[0] == plan_id:
         return held[1]
-    if held is not None:  # this worker process now serves another run: stop the old run's gateway
+    if held is not None:  # this worker process now serves another plan: stop the old plan's gateway
         atexit.unregister(held[2].__exit__)
         held[2].__exit__(None, None, None)
     scope = run_gateway([item], ledger)
     gateway = scope.__enter__()
-    _GATEWAY["run"] = (run_id, gateway, scope)
+    _GATEWAY["run"] = (plan_id, gateway, scope)
     atexit.register(scope.__exit__, None, None, None)  # its socket dir goes when the worker process ends
     return gateway
 

@@ -93,7 +93,7 @@ class RayCluster:
             "--resources", json.dumps({f"backend_{self.backend}": 1000})])
 
     def _wait_for_head(self) -> None:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
             with socket.socket() as sock:
                 if sock.connect_ex((LOOPBACK, self.port)) == 0:
@@ -102,10 +102,20 @@ class RayCluster:
             if self.head.poll() is not None:
                 raise RuntimeError(f"ray head exited: {(self.temp / 'head.log').read_text()[-2000:]}")
             time.sleep(0.2)
-        if self.connect:
+        if self.connect:  # the GCS answers before the head's raylet has registered: retry until it has
             import ray
 
-            ray.init(address=self.address, logging_level="ERROR", log_to_driver=False, configure_logging=False)
+            while True:
+                try:
+                    ray.init(address=self.address, logging_level="ERROR", log_to_driver=False,
+                             configure_logging=False)
+                    return
+                except (ConnectionError, RuntimeError):
+                    if ray.is_initialized():
+                        ray.shutdown()
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(1)
 
     def _alive(self) -> list[dict]:  # type: ignore[type-arg]
         import ray
