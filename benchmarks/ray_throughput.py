@@ -73,18 +73,19 @@ def main() -> None:
         store = RunStore(Path(tmp) / "local")
         store.claim()
         cpu0, t0 = _cpu(), time.perf_counter()
-        results = execute_plan(plan, store, "bench-local", backend, "bwrap", args.concurrency)
+        results = execute_plan(plan, store, "bench-local", backend, args.concurrency)
         print(_row(f"local pool x{args.concurrency}", len(plan), time.perf_counter() - t0, _cpu() - cpu0, results),
               flush=True)
         for workers in (1, 2):
-            from matchmeter.runner.ray_executor import RayStats, execute_plan_ray
+            from matchmeter.runner.ray_executor import RayStats
+            from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
             with RayCluster(workers=workers, worker_cpus=args.worker_cpus) as cluster:
                 store = RunStore(Path(tmp) / f"ray{workers}")
                 store.claim()
                 stats = RayStats()
                 cpu0, t0 = _cpu(), time.perf_counter()
-                results = execute_plan_ray(plan, store, f"bench-ray{workers}", "bwrap", address=cluster.address,
+                results = execute_plan_ray(plan, store, f"bench-ray{workers}", backend, address=cluster.address,
                                            stats=stats)
                 wall, cpu = time.perf_counter() - t0, _cpu() - cpu0
             extra = (f"  commit {stats.commit_s / stats.committed * 1000:5.1f} ms/trial  back"

@@ -140,10 +140,9 @@ def tasks_check(
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
     from matchmeter.runner.check import check_tasks
-    from matchmeter.runner.executor import ExecutorChoice
 
     ok = check_tasks(path or [], backend=backend, seeds=seeds, concurrency=concurrency, only=task or [],
-                     console=_console(), executor=ExecutorChoice(executor, ray_address))
+                     console=_console(), executor=executor, ray_address=ray_address)
     raise typer.Exit(0 if ok else 1)
 
 

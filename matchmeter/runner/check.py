@@ -30,7 +30,7 @@ class CheckRow(NamedTuple):
 
 
 def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str],
-               out: Path | None = None) -> list[CheckRow]:
+               out: Path | None = None, executor: str = "local", ray_address: str | None = None) -> list[CheckRow]:
     """Run oracle and nop on every task × seed; return one row per (task, seed)."""
     from matchmeter.tasks.loader import load_tasks
 
@@ -39,7 +39,8 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
     plan = plan_cross_product(configs, tasks, lambda t: [Description.original(t)], range(seeds), 1).unique()
     with tempfile.TemporaryDirectory(prefix="mm-check-") as tmp:
         checked = RunSpec(out=out or Path(tmp) / "check", backend=backend, configurations=configs, tasks=tasks,
-                          task_dirs=paths, concurrency=concurrency, announce_errors=False).preflight()
+                          task_dirs=paths, concurrency=concurrency, announce_errors=False, executor=executor,
+                          ray_address=ray_address).preflight()
         # A run id of its own: leftovers are pruned by run id, and another `tasks check` may be running.
         with checked.open(lambda _store: f"tasks-check-{uuid.uuid4().hex[:8]}") as ctx:
             results = ctx.execute(plan)
@@ -48,11 +49,12 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
             for t in tasks for s in range(seeds)]
 
 
-def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str], console) -> bool:  # type: ignore[no-untyped-def]
+def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str], console,  # type: ignore[no-untyped-def]
+                executor: str = "local", ray_address: str | None = None) -> bool:
     from rich.table import Table
 
     with console.status(f"checking tasks on {backend} ({seeds} seed(s))"):
-        rows = run_checks(paths, backend, seeds, concurrency, only)
+        rows = run_checks(paths, backend, seeds, concurrency, only, executor=executor, ray_address=ray_address)
     table = Table(title=f"tasks check · backend {backend}")
     for col in ("task", "seed", "oracle", "nop", "ok", "note"):
         table.add_column(col)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from matchmeter.errors import SpendCapReached, UserError
+from matchmeter.errors import SpendCapReached
 from matchmeter.llm.meter import RunLedger
 from matchmeter.runner.atif import builtin_agent_version, to_atif
 from matchmeter.runner.sandbox import SandboxBackend
@@ -81,34 +81,6 @@ def plan_cross_product(
 
 ApiBaseFor = Callable[[PlannedExecution], str | None]
 OnResult = Callable[[ExecutionResult], None]
-
-
-@dataclass(frozen=True)
-class ExecutorChoice:
-    """Where trials run: this process's thread pool ("local", the default) or a Ray cluster ("ray",
-    runner/ray_executor.py, imported only when chosen; `ray_address` None = RAY_ADDRESS or a local cluster)."""
-
-    kind: str = "local"
-    ray_address: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in EXECUTORS:
-            raise UserError(f"unknown executor {self.kind!r}", "--executor", f"choose one of {', '.join(EXECUTORS)}")
-
-
-EXECUTORS = ("local", "ray")
-
-
-def ray_executor():  # type: ignore[no-untyped-def]
-    """runner/ray_executor.py, imported only now (ray is the optional `matchmeter[ray]` extra)."""
-    try:
-        from matchmeter.runner import ray_executor as module
-    except ModuleNotFoundError as exc:
-        if exc.name != "ray" and not (exc.name or "").startswith("ray."):
-            raise
-        raise UserError("--executor ray needs the ray package", "this Python environment",
-                        "pip install 'matchmeter[ray]' here and on every node (docs/ray.md)") from None
-    return module
 
 
 class Cancelled(Exception):
@@ -199,7 +171,6 @@ def execute_plan(
     on_result: OnResult | None = None,
     allow_incompatible: bool = False,
     spend_ledger: RunLedger | None = None,
-    executor: ExecutorChoice | None = None,
 ) -> list[ExecutionResult]:
     """Run every planned execution not finished yet; returns the new results (in completion order).
 
@@ -207,14 +178,8 @@ def execute_plan(
     stored; `--resume` reruns them), waits for the trial threads to notice, then re-raises. Reaching the
     spend cap stops scheduling too: running trials finish (or stop at the cap, unstored), then
     SpendCapReached is raised so the caller can tell the user to resume with a higher cap.
-    With `executor=ExecutorChoice("ray", ...)` the trials run on a Ray cluster instead (same store, same
-    contract; `concurrency` then bounds the trials in flight across the cluster).
+    runner/ray_executor.py keeps the same contract on a Ray cluster (runner/context.py picks one by name).
     """
-    if executor is not None and executor.kind == "ray":
-        return ray_executor().execute_plan_ray(plan, store, run_id, backend_name, concurrency=concurrency,
-                                api_base_for=api_base_for, on_result=on_result,
-                                allow_incompatible=allow_incompatible, spend_ledger=spend_ledger,
-                                address=executor.ray_address)
     store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]

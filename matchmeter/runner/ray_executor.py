@@ -56,6 +56,7 @@ from matchmeter.runner.executor import (
     attempt_trial,
     run_gateway,
 )
+from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore
 from matchmeter.runner.trial import CancelScope
 from matchmeter.schema import ExecutionResult, TaskSpec
@@ -86,11 +87,11 @@ class RayStats:
 # ------------------------------------------------------------------ driver
 
 
-def execute_plan_ray(
+def execute_plan(
     plan: list[PlannedExecution],
     store: RunStore,
     run_id: str,
-    backend_name: str,
+    backend: SandboxBackend,
     concurrency: int = 1,
     api_base_for: ApiBaseFor | None = None,
     on_result: OnResult | None = None,
@@ -99,8 +100,10 @@ def execute_plan_ray(
     address: str | None = None,
     stats: RayStats | None = None,
 ) -> list[ExecutionResult]:
-    """execute_plan's contract on a Ray cluster (see the module docstring)."""
+    """runner.executor.execute_plan's contract on a Ray cluster (see the module docstring); `address` is the
+    cluster's HOST:PORT (None: $RAY_ADDRESS, else this node's cluster)."""
     stats = stats if stats is not None else RayStats()
+    backend_name = backend.name
     store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
@@ -319,8 +322,8 @@ def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: s
     item = _with_local_task(item, task_tar)
     ledger = _RemoteLedger(bank) if bank is not None else None
     gateway = _worker_gateway(plan_id, item, ledger)
-    shared = TrialShared(None, run_id, backend, backend_name, lambda _item: api_base, allow_incompatible,
-                         ledger, CancelScope(), gateway)
+    shared = TrialShared(None, run_id, backend, lambda _item: api_base, allow_incompatible, ledger, CancelScope(),
+                         gateway)
     stage_root = Path(tempfile.mkdtemp(prefix="mm-ray-"))
     try:
         counter = iter(range(1 << 30))

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
 from matchmeter.errors import SpendCapReached, UserError  # noqa: E402
-from matchmeter.runner.executor import ExecutorChoice, execute_plan, plan_cross_product  # noqa: E402
+from matchmeter.runner.executor import execute_plan, plan_cross_product  # noqa: E402
 from matchmeter.runner.run import configuration_from_flags  # noqa: E402
 from matchmeter.runner.sandbox import get_backend  # noqa: E402
 from matchmeter.runner.store import RunStore  # noqa: E402
@@ -46,10 +46,10 @@ def _plan(tasks_dir: Path, agents: list[str], seeds: int, options: dict[str, str
     return plan_cross_product(configs, tasks, lambda t: [Description.original(t)], range(seeds), 1).unique()
 
 
-def _run(plan, out: Path, executor: ExecutorChoice | None, **kw):
+def _run_local(plan, out: Path):
     store = RunStore(out)
     store.claim()
-    results = execute_plan(plan, store, out.name, get_backend("bwrap"), "bwrap", concurrency=2, executor=executor, **kw)
+    results = execute_plan(plan, store, out.name, get_backend("bwrap"), concurrency=2)
     store.rebuild_table()
     return store, results
 
@@ -64,13 +64,15 @@ def test_ray_results_equal_the_local_pools(cluster, tmp_path):
         write_task(tasks, name)
     plan = _plan(tasks, ["oracle", "nop"], seeds=2)
     assert len(plan) == 12
-    local, _ = _run(plan, tmp_path / "local", None)
-    from matchmeter.runner.ray_executor import RayStats, execute_plan_ray
+    local, _ = _run_local(plan, tmp_path / "local")
+    from matchmeter.runner.ray_executor import RayStats
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
     stats = RayStats()
     store = RunStore(tmp_path / "ray")
     store.claim()
-    remote = execute_plan_ray(plan, store, "ray", "bwrap", concurrency=2, address=cluster.address, stats=stats)
+    remote = execute_plan_ray(plan, store, "ray", get_backend("bwrap"), concurrency=2, address=cluster.address,
+                              stats=stats)
     assert len(remote) == 12
     assert _stored(store) == _stored(local)
     assert {reward for reward, _ in _stored(store).values()} == {0.0, 1.0}
@@ -87,18 +89,18 @@ def test_ray_results_equal_the_local_pools(cluster, tmp_path):
 def test_a_backend_no_node_offers_is_refused_at_placement(cluster, tmp_path):
     write_task(tmp_path / "tasks", "copy-a")
     plan = _plan(tmp_path / "tasks", ["oracle"], seeds=1)
-    from matchmeter.runner.ray_executor import execute_plan_ray
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
     store = RunStore(tmp_path / "docker")
     with pytest.raises(UserError) as refused:
-        execute_plan_ray(plan, store, "r", "docker", address=cluster.address)
+        execute_plan_ray(plan, store, "r", get_backend("docker"), address=cluster.address)
     assert "no live Ray node offers the 'docker' sandbox backend" in str(refused.value)
     assert "backend_docker" in str(refused.value)
     assert store.finished_keys() == set()
     big = write_task(tmp_path / "big", "huge", toml_extra="\n[environment]\ncpus = 64\n")
     huge = _plan(big.parent, ["oracle"], seeds=1)
     with pytest.raises(UserError, match="task huge needs 64 CPUs"):
-        execute_plan_ray(huge, store, "r", "bwrap", address=cluster.address)
+        execute_plan_ray(huge, store, "r", get_backend("bwrap"), address=cluster.address)
 
 
 def _slow_plan(tmp_path: Path, seeds: int):
@@ -111,7 +113,8 @@ def _slow_plan(tmp_path: Path, seeds: int):
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path):
     plan = _slow_plan(tmp_path, seeds=8)
-    from matchmeter.runner.ray_executor import RayStats, execute_plan_ray
+    from matchmeter.runner.ray_executor import RayStats
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
     store = RunStore(tmp_path / "run")
     store.claim()
@@ -120,8 +123,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path)
 
     def drive() -> None:
         try:
-            outcome["results"] = execute_plan_ray(plan, store, "killed-node", "bwrap", address=cluster.address,
-                                                  stats=stats)
+            outcome["results"] = execute_plan_ray(plan, store, "killed-node", get_backend("bwrap"),
+                                                  address=cluster.address, stats=stats)
         except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
             outcome["error"] = exc
 
@@ -147,7 +150,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path)
 DRIVER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from matchmeter.runner.executor import ExecutorChoice, execute_plan, plan_cross_product
+    from matchmeter.runner.executor import plan_cross_product
+    from matchmeter.runner.ray_executor import execute_plan
     from matchmeter.runner.run import configuration_from_flags
     from matchmeter.runner.sandbox import get_backend
     from matchmeter.runner.store import RunStore
@@ -160,8 +164,7 @@ DRIVER = textwrap.dedent("""
                               range(8), 1).unique()
     store = RunStore(Path(out))
     store.claim()
-    new = execute_plan(plan, store, "driver-kill", get_backend("bwrap"), "bwrap", 2,
-                       executor=ExecutorChoice("ray", address))
+    new = execute_plan(plan, store, "driver-kill", get_backend("bwrap"), 2, address=address)
     store.rebuild_table()
     print(f"executed {len(new)}")
 """)
@@ -200,7 +203,8 @@ def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_pa
     """Every worker's gateway charges the driver's one ledger (spend.json): a tiny cap stops the run, a
     resume with a higher cap finishes it, and the total survives in the run directory."""
     from matchmeter.llm.spend import SpendLedger
-    from matchmeter.runner.run import api_base_resolver, sim_environment
+    from matchmeter.runner.context import api_base_resolver, sim_environment
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
     tasks = tmp_path / "tasks"
     write_task(tasks, "copy-a")
@@ -209,12 +213,11 @@ def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_pa
     plan = plan_cross_product([config], load_tasks([tasks]), lambda t: [Description.original(t)], range(3), 1).unique()
     store = RunStore(tmp_path / "capped")
     store.claim()
-    ray_exec = ExecutorChoice("ray", cluster.address)
     with sim_environment([config], [tasks]) as stub_url:
         def run(cap: float):
-            return execute_plan(plan, store, "capped", get_backend("bwrap"), "bwrap", 2,
-                                api_base_for=api_base_resolver(stub_url), executor=ray_exec,
-                                spend_ledger=SpendLedger(store.root / "spend.json", cap))
+            return execute_plan_ray(plan, store, "capped", get_backend("bwrap"), 2,
+                                    api_base_for=api_base_resolver(stub_url), address=cluster.address,
+                                    spend_ledger=SpendLedger(store.root / "spend.json", cap))
 
         with pytest.raises(SpendCapReached, match="spend cap reached"):
             run(0.0000001)
