@@ -26,12 +26,13 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import UserError
 from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
+from matchmeter.llm.spend import SpendLedger
 from matchmeter.optimizer.freeze import build_frozen, write_frozen
 from matchmeter.optimizer.generic import generic_unit
 from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
-from matchmeter.runner.context import progress_bar
+from matchmeter.runner.context import executor_session, progress_bar
 from matchmeter.runner.store import atomic_write_text
 from matchmeter.schema import TaskSpec, canonical_json
 
@@ -119,8 +120,6 @@ def _spend_ledger(request: OptimizeRequest) -> Any:
     by side share one cap (None: each client keeps its own uncapped count)."""
     if request.spend_cap_usd is None:
         return None
-    from matchmeter.llm.spend import SpendLedger
-
     return SpendLedger(cap_usd=request.spend_cap_usd)
 
 
@@ -152,7 +151,7 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
     done_before = len(units) - len(todo)
     ledger = _spend_ledger(request)
     clients: list[Any] = []
-    with _stub(request, source) as stub, _cluster(request):
+    with _stub(request, source) as stub, executor_session(request.executor, request.ray_address):
         stub_url = stub.url if stub is not None else None
         with checked.open(lambda store: bind_source_side(store, source, checked.backend.name), stub_url) as ctx, \
                 progress_bar("optimize", progress, len(units), done_before) as advance:
@@ -207,18 +206,6 @@ def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Any, width: int, a
         for fut in futures:
             fut.cancel()
         pool.shutdown(wait=True)
-
-
-@contextlib.contextmanager
-def _cluster(request: OptimizeRequest) -> Iterator[None]:
-    """One Ray connection around every unit (they submit source-side trials from several threads)."""
-    if request.executor != "ray":
-        yield
-        return
-    from matchmeter.runner.ray_executor import connected
-
-    with connected(request.ray_address):
-        yield
 
 
 def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]

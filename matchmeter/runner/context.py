@@ -63,6 +63,17 @@ def get_executor(name: str) -> ExecutePlan:
     return execute
 
 
+@contextlib.contextmanager
+def executor_session(name: str, ray_address: str | None = None) -> Iterator[None]:
+    """One executor connection around several plans run from several threads (optimize's units side by
+    side): on Ray, one cluster connection that every plan inside reuses; nothing for the local pool."""
+    if name != "ray":
+        yield
+        return
+    with importlib.import_module(get_executor(name).__module__).connected(ray_address):
+        yield
+
+
 def executor_options(spec: RunSpec) -> dict[str, str | None]:
     """What the chosen executor needs beyond the plan: the Ray cluster's address."""
     return {"address": spec.ray_address} if spec.executor == "ray" else {}

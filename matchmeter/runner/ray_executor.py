@@ -46,6 +46,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from matchmeter.errors import InfraError, SpendCapReached, UserError
 from matchmeter.llm.meter import RunLedger
+from matchmeter.llm.spend import SpendLedger
 from matchmeter.runner.executor import (
     ApiBaseFor,
     Cancelled,
@@ -56,7 +57,7 @@ from matchmeter.runner.executor import (
     attempt_trial,
     run_gateway,
 )
-from matchmeter.runner.sandbox import SandboxBackend
+from matchmeter.runner.sandbox import SandboxBackend, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.runner.trial import CancelScope
 from matchmeter.schema import ExecutionResult, TaskSpec
@@ -269,8 +270,6 @@ class _SpendBank:
     """Answers every node's check/charge from one SpendLedger (file-backed: a resumed run keeps its total)."""
 
     def __init__(self, path: str, cap_usd: float | None, spent_usd: float) -> None:
-        from matchmeter.llm.spend import SpendLedger
-
         self.ledger = SpendLedger(Path(path) if path else None, cap_usd)
         if not path:
             self.ledger.spent_usd = spent_usd
@@ -349,8 +348,6 @@ def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: s
 def _node_backend(name: str) -> Any:
     """The backend, preflighted once per worker process (builds or finds the node's rootfs/image)."""
     if name not in _BACKENDS:
-        from matchmeter.runner.sandbox import get_backend
-
         backend = get_backend(name)
         backend.preflight()
         _BACKENDS[name] = backend
