@@ -52,6 +52,8 @@ API_BASE_HELP = "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (defa
 KEY_ENV_HELP = "Name of the environment variable holding the key (read at call time, never stored)."
 PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
 NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to the endpoint)."
+EXECUTOR_HELP = "Where trials run: local (this process's threads) or ray (a Ray cluster, docs/ray.md)."
+RAY_ADDRESS_HELP = "With --executor ray: the cluster's HOST:PORT (default: $RAY_ADDRESS, else this node's cluster)."
 
 
 def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
@@ -136,13 +138,16 @@ def tasks_check(
     concurrency: int = typer.Option(2, min=1, help="Checks run at once."),
     task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
     base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
     from matchmeter.runner.check import check_tasks
     from matchmeter.runner.sandbox.baseimage import parse_aliases
 
     ok = check_tasks(path or [], backend=backend, seeds=seeds, concurrency=concurrency, only=task or [],
-                     console=_console(), base_aliases=parse_aliases(base_alias or []))
+                     console=_console(), base_aliases=parse_aliases(base_alias or []),
+                     executor=executor, ray_address=ray_address)
     raise typer.Exit(0 if ok else 1)
 
 
@@ -161,6 +166,8 @@ def run(
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × seed."),
     concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     transport: str = typer.Option("raw", help="How commands reach the sandbox: raw, nested or escaped."),
     contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
     replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
@@ -189,7 +196,8 @@ def run(
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
                          resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
                          with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
-                         prices=options.get("prices"), base_aliases=parse_aliases(base_alias or []))
+                         prices=options.get("prices"), base_aliases=parse_aliases(base_alias or []),
+                         executor=executor, ray_address=ray_address)
     _warn(start_warnings([config], request.prices, spend_cap))
     try:
         summary = execute_run(request, progress=not quiet)
@@ -351,7 +359,9 @@ def optimize(
     no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
     spend_cap: float = typer.Option(None, help="Stop new rewriter/judge calls once they have spent this many USD."),
     generic: bool = typer.Option(True, "--generic/--no-generic", help="Also build the public-only Generic rewrites."),
-    concurrency: int = typer.Option(1, min=1, help="Source-side trials run at once."),
+    concurrency: int = typer.Option(1, min=1, help="Trials at once; (task, source) units run side by side to fill them."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Rewrite → gate → source-side select → freeze a description set (descriptions.json)."""
@@ -364,7 +374,8 @@ def optimize(
                               concurrency=concurrency, api_key_env=api_key_env, rewriter_api_base=rewriter_api_base,
                               rewriter_api_key_env=rewriter_api_key_env, judge_api_base=judge_api_base,
                               judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=spend_cap,
-                              prices=_reach_options(None, None, prices, False).get("prices"))
+                              prices=_reach_options(None, None, prices, False).get("prices"), executor=executor,
+                              ray_address=ray_address)
     _warn(_optimize_warnings(request))
     try:
         summary = run_optimize(request, progress=not quiet)
@@ -477,6 +488,8 @@ def evaluate_cmd(
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task and description."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × description × seed."),
     concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
     reuse: list[Path] = typer.Option(None, "--reuse", help="Run directories whose executions with the same key "
                                      "(same configuration, task, description, seed, attempt; any endpoint) are adopted."),
     api_base: str = typer.Option(None, help="Endpoint of every non-sim target. " + API_BASE_HELP),
@@ -496,7 +509,8 @@ def evaluate_cmd(
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
                               concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"),
-                              base_aliases=parse_aliases(base_alias or []))
+                              base_aliases=parse_aliases(base_alias or []),
+                              executor=executor, ray_address=ray_address)
     _warn(start_warnings(request.targets, request.prices, None))
     try:
         summary = evaluate(request, progress=not quiet)

@@ -1,4 +1,4 @@
-"""`matchmeter --help` must not import heavy modules (litellm, docker, pandas)."""
+"""`matchmeter --help` must not import heavy modules (litellm, docker, pandas, ray); a local run never imports ray."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("litellm", "docker", "pandas")
+HEAVY = ("litellm", "docker", "pandas", "ray")
 
 
 def _modules_after(argv: list[str]) -> tuple[int, set[str]]:
@@ -25,6 +25,18 @@ def test_help_imports_no_heavy_module():
     rc, modules = _modules_after(["--help"])
     assert rc == 0
     assert not {m for m in modules if m.split(".")[0] in HEAVY}
+
+
+def test_a_local_run_never_imports_ray(tmp_path):
+    from tests.helpers.tasks import write_task
+
+    task = write_task(tmp_path / "tasks", "copy-a")
+    rc, modules = _modules_after(["run", "--tasks", str(task), "--agent", "oracle", "--backend", "local",
+                                  "--out", str(tmp_path / "run"), "--quiet"])
+    assert rc == 0
+    assert (tmp_path / "run" / "results.parquet").exists()
+    assert "pandas" in modules  # the run did happen in that process
+    assert not {m for m in modules if m.split(".")[0] == "ray"}
 
 
 def test_unknown_command_is_one_line_and_nonzero():

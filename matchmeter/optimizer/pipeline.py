@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +26,15 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import UserError
 from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
+from matchmeter.llm.spend import SpendLedger
 from matchmeter.optimizer.freeze import build_frozen, write_frozen
 from matchmeter.optimizer.generic import generic_unit
 from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
-from matchmeter.runner.context import progress_bar
+from matchmeter.runner.context import executor_session, progress_bar
 from matchmeter.runner.store import atomic_write_text
-from matchmeter.schema import canonical_json
+from matchmeter.schema import TaskSpec, canonical_json
 
 
 class OptimizeRequest(BaseModel):
@@ -53,8 +55,11 @@ class OptimizeRequest(BaseModel):
     prices: str | None = Field(None, description="A price file merged over the shipped table.")
     use_cache: bool = True
     generic: bool = True
-    concurrency: int = Field(1, ge=1)
-    spend_cap_usd: float | None = None
+    concurrency: int = Field(1, ge=1, description="Trials at once: units run side by side, sharing this many trial slots.")
+    spend_cap_usd: float | None = Field(None, description="One cap on the rewriter's and the judge's new spend, "
+                                        "shared by every unit running side by side.")
+    executor: str = Field("local", description="Where source-side trials run: local (thread pool) or ray.")
+    ray_address: str | None = None
 
     def binding(self) -> dict[str, Any]:
         """What the output directory is bound to (not endpoints, keys, prices, cache or concurrency: they do
@@ -68,7 +73,7 @@ class OptimizeRequest(BaseModel):
 
 
 REACH_FIELDS = {"api_base", "api_key_env", "rewriter_api_base", "rewriter_api_key_env", "judge_api_base",
-                "judge_api_key_env", "prices", "use_cache", "concurrency", "spend_cap_usd"}
+                "judge_api_key_env", "prices", "use_cache", "concurrency", "spend_cap_usd", "executor", "ray_address"}
 
 
 def _bind_out(request: OptimizeRequest) -> Path:
@@ -98,7 +103,7 @@ def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[Any]:
         yield stub
 
 
-def _client(role: str, request: OptimizeRequest, stub_url: str | None):  # type: ignore[no-untyped-def]
+def _client(role: str, request: OptimizeRequest, stub_url: str | None, spend: Any = None):  # type: ignore[no-untyped-def]
     from matchmeter.llm.client import LMClient
     from matchmeter.llm.pricing import PriceTable
 
@@ -106,8 +111,16 @@ def _client(role: str, request: OptimizeRequest, stub_url: str | None):  # type:
     base, key_env = request.endpoint(role)
     if not base and stub_url and model.startswith("sim/"):
         base = f"{stub_url}/v1"  # the built-in stub serves sim/rewriter and sim/judge
-    return LMClient(model, api_base=base, api_key_env=key_env, spend_cap_usd=request.spend_cap_usd,
+    return LMClient(model, api_base=base, api_key_env=key_env, spend=spend,
                     price_table=PriceTable.load(overrides=request.prices), use_cache=request.use_cache)
+
+
+def _spend_ledger(request: OptimizeRequest) -> Any:
+    """The rewriter's and the judge's one spend ledger: every unit's clients charge it, so units running side
+    by side share one cap (None: each client keeps its own uncapped count)."""
+    if request.spend_cap_usd is None:
+        return None
+    return SpendLedger(cap_usd=request.spend_cap_usd)
 
 
 def _preflight_lms(request: OptimizeRequest) -> None:
@@ -125,32 +138,39 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
     source = SourceRun.open([Path(r) for r in request.runs], request.sources)
-    # a bad backend, agent or endpoint fails before --out is written
-    checked = source_spec(Path(request.out) / "source-runs", source, request.backend, request.concurrency).preflight()
+    units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
+    todo = [(t, s) for t, s in units if not state_path(Path(request.out), t.id, s).exists()]
+    # Units side by side, sharing `concurrency` trial slots: at most that many trials at once either way.
+    side_by_side = max(1, min(request.concurrency, len(todo)))
+    # a bad backend, agent, executor or endpoint fails before --out is written
+    checked = source_spec(Path(request.out) / "source-runs", source, request.backend,
+                          max(1, request.concurrency // side_by_side), request.executor, request.ray_address).preflight()
     _preflight_lms(request)
     out = _bind_out(request)
-    units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     warnings = [w for w in [same_family_warning(request.rewriter_model, request.judge_model)] if w]
-    done_before = sum(state_path(out, t.id, s).exists() for t, s in units)
-    with _stub(request, source) as stub:
+    done_before = len(units) - len(todo)
+    ledger = _spend_ledger(request)
+    clients: list[Any] = []
+    with _stub(request, source) as stub, executor_session(request.executor, request.ray_address):
         stub_url = stub.url if stub is not None else None
-        rewriter = _client("rewriter", request, stub_url)
-        judge_client = _client("judge", request, stub_url)
-        try:
-            with checked.open(lambda store: bind_source_side(store, source, checked.backend.name), stub_url) as ctx, \
-                    progress_bar("optimize", progress, len(units), done_before) as advance:
-                side = SourceSide(ctx)
-                for task, src in units:
-                    path = state_path(out, task.id, src)
-                    if not path.exists():
-                        state = _run_unit(task, src, source, side, rewriter, Judge(judge_client), request)
-                        atomic_write_text(path, state.model_dump_json(indent=2))
-                        advance(f"{task.id} / {src}")
-                if side.executed:
-                    side.store.rebuild_table()
-        finally:
-            rewriter.close()
-            judge_client.close()
+        with checked.open(lambda store: bind_source_side(store, source, checked.backend.name), stub_url) as ctx, \
+                progress_bar("optimize", progress, len(units), done_before) as advance:
+            side = SourceSide(ctx)
+
+            def unit(task: TaskSpec, src: str) -> None:
+                # Each unit its own clients (their counters are not shared between threads); one spend ledger.
+                rewriter, judge_client = (_client(role, request, stub_url, ledger) for role in ("rewriter", "judge"))
+                clients.extend([rewriter, judge_client])
+                try:
+                    state = _run_unit(task, src, source, side, rewriter, Judge(judge_client), request)
+                finally:
+                    rewriter.close()
+                    judge_client.close()
+                atomic_write_text(state_path(out, task.id, src), state.model_dump_json(indent=2))
+
+            _run_side_by_side(todo, unit, side_by_side, advance)
+            if side.executed:
+                side.store.rebuild_table()
     states = [UnitState.model_validate_json(state_path(out, t.id, s).read_text()) for t, s in units]
     frozen = build_frozen(states, sources=source.source_ids, source_run=source.identity(),
                           settings={"rewriter_model": request.rewriter_model, "judge_model": request.judge_model,
@@ -158,13 +178,34 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
                           simulated=source.simulated or "sim/" in request.rewriter_model + request.judge_model)
     path = write_frozen(out, frozen)
     summary = summarize(states, frozen, path, source.tasks, units_run=len(units) - done_before,
-                        units_skipped=done_before, clients=(rewriter, judge_client), source_side=side,
+                        units_skipped=done_before, clients=tuple(clients), source_side=side,
                         warnings=warnings)
     summary.stub_calls = stub.stats.http_calls if stub is not None else None
     from matchmeter.optimizer.gate_eval import judge_note
 
     summary.judge_note = judge_note(request.judge_model)
     return summary
+
+
+def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Any, width: int, advance: Any) -> None:
+    """Run the units `width` at a time; each finished unit is stored at once (resumable). The first failure
+    (spend cap, bad input, Ctrl-C) stops scheduling; units already running finish, then it is raised."""
+    if width == 1:
+        for task, src in todo:
+            unit(task, src)
+            advance(f"{task.id} / {src}")
+        return
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="unit")
+    futures = {pool.submit(unit, task, src): (task, src) for task, src in todo}
+    try:
+        for fut in as_completed(futures):
+            fut.result()
+            task, src = futures[fut]
+            advance(f"{task.id} / {src}")
+    finally:
+        for fut in futures:
+            fut.cancel()
+        pool.shutdown(wait=True)
 
 
 def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]

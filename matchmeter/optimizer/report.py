@@ -101,8 +101,9 @@ def summarize(states: list[UnitState], frozen: FrozenSet, path: Path, tasks: lis
     for client in clients:
         s.lm_calls += client.stats.http_calls
         s.lm_cache_hits += client.stats.hits
-        s.lm_spend_usd += client.spend.spent_usd
-        s.lm_unpriced_calls += client.spend.unpriced_calls
+    for ledger in {id(c.spend): c.spend for c in clients}.values():  # clients may share one ledger (--spend-cap)
+        s.lm_spend_usd += ledger.spent_usd
+        s.lm_unpriced_calls += ledger.unpriced_calls
     s.lm_spend_usd = round(s.lm_spend_usd, 6)
     s.audit_drifted = drift_audit(frozen, tasks)
     return s

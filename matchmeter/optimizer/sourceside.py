@@ -10,6 +10,7 @@ Nothing here reads a target-side result: the selector sees source executions onl
 
 from __future__ import annotations
 
+import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,11 +102,13 @@ class SourceRun:
                 "task_digests": {t.id: t.digest for t in self.tasks}}
 
 
-def source_spec(out: Path, source: SourceRun, backend: str | None, concurrency: int) -> RunSpec:
+def source_spec(out: Path, source: SourceRun, backend: str | None, concurrency: int, executor: str = "local",
+                ray_address: str | None = None) -> RunSpec:
     """The source side's run directory: the source configurations on the source run's tasks and backend
     (unless overridden), opened like any run (preflight, writer lock, leftovers pruned on resume)."""
     return RunSpec(out=out, backend=backend or source.backend or "bwrap", configurations=source.configurations,
-                   tasks=source.tasks, task_dirs=source.task_dirs, concurrency=concurrency, announce_errors=False)
+                   tasks=source.tasks, task_dirs=source.task_dirs, concurrency=concurrency, announce_errors=False,
+                   executor=executor, ray_address=ray_address)
 
 
 def bind_source_side(store: RunStore, source: SourceRun, backend: str) -> str:
@@ -129,6 +132,7 @@ class SourceSide:
     context: RunContext
     executed: int = 0
     cost_usd: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock)  # units run side by side (optimize --concurrency)
 
     @property
     def store(self) -> RunStore:
@@ -143,8 +147,9 @@ class SourceSide:
                 plan.add(configuration, task, desc, seed, attempt)
         items = plan.unique()
         new = self.context.execute(items)
-        self.executed += len(new)
-        self.cost_usd += sum(r.cost.usd or 0.0 for r in new)
+        with self._lock:
+            self.executed += len(new)
+            self.cost_usd += sum(r.cost.usd or 0.0 for r in new)
         by_sha: dict[str, list[ExecutionResult]] = {}
         for item in items:
             result = ExecutionResult.model_validate_json(

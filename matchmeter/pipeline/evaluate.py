@@ -47,6 +47,8 @@ class EvaluateRequest(BaseModel):
     reuse: list[str] = Field(default_factory=list, description="Run directories whose executions with the same key are reused.")
     prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
     base_aliases: dict[str, str] = Field(default_factory=dict, description="Dockerfile FROM reference → local image (--base-alias).")
+    executor: str = Field("local", description="Where trials run: local (thread pool) or ray (docs/ray.md).")
+    ray_address: str | None = Field(None, description="With executor ray: the cluster's HOST:PORT.")
 
     def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
         return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
@@ -156,7 +158,8 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     units = plan_units(frozen, tasks, request.targets, request.conditions)
     checked = RunSpec(out=Path(request.out), backend=request.backend, configurations=request.targets, tasks=tasks,
                       task_dirs=[Path(p) for p in request.tasks], concurrency=request.concurrency,
-                      progress=progress, base_aliases=request.base_aliases).preflight()
+                      progress=progress, base_aliases=request.base_aliases, executor=request.executor,
+                      ray_address=request.ray_address).preflight()
     by_id = {t.id: t for t in tasks}
     targets = {t.id: t for t in request.targets}
     plan = ExecutionPlan()

@@ -30,7 +30,8 @@ class CheckRow(NamedTuple):
 
 
 def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str],
-               out: Path | None = None, base_aliases: dict[str, str] | None = None) -> list[CheckRow]:
+               out: Path | None = None, base_aliases: dict[str, str] | None = None, executor: str = "local",
+               ray_address: str | None = None) -> list[CheckRow]:
     """Run oracle and nop on every task × seed; return one row per (task, seed)."""
     from matchmeter.tasks.loader import load_tasks
 
@@ -40,7 +41,7 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
     with tempfile.TemporaryDirectory(prefix="mm-check-") as tmp:
         checked = RunSpec(out=out or Path(tmp) / "check", backend=backend, configurations=configs, tasks=tasks,
                           task_dirs=paths, concurrency=concurrency, announce_errors=False,
-                          base_aliases=base_aliases or {}).preflight()
+                          base_aliases=base_aliases or {}, executor=executor, ray_address=ray_address).preflight()
         # A run id of its own: leftovers are pruned by run id, and another `tasks check` may be running.
         with checked.open(lambda _store: f"tasks-check-{uuid.uuid4().hex[:8]}") as ctx:
             results = ctx.execute(plan)
@@ -50,11 +51,13 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
 
 
 def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str], console,  # type: ignore[no-untyped-def]
-                base_aliases: dict[str, str] | None = None) -> bool:
+                base_aliases: dict[str, str] | None = None, executor: str = "local",
+                ray_address: str | None = None) -> bool:
     from rich.table import Table
 
     with console.status(f"checking tasks on {backend} ({seeds} seed(s))"):
-        rows = run_checks(paths, backend, seeds, concurrency, only, base_aliases=base_aliases)
+        rows = run_checks(paths, backend, seeds, concurrency, only, base_aliases=base_aliases, executor=executor,
+                          ray_address=ray_address)
     table = Table(title=f"tasks check · backend {backend}")
     for col in ("task", "seed", "oracle", "nop", "ok", "note"):
         table.add_column(col)

@@ -44,6 +44,7 @@ class ExecutePlan(Protocol):
 # Executors by name, imported lazily (like sandbox backends): another one is one line here.
 EXECUTORS: dict[str, str] = {
     "local": "matchmeter.runner.executor:execute_plan",
+    "ray": "matchmeter.runner.ray_executor:execute_plan",  # the optional `matchmeter[ray]` extra (docs/ray.md)
 }
 
 
@@ -51,8 +52,31 @@ def get_executor(name: str) -> ExecutePlan:
     if name not in EXECUTORS:
         raise UserError(f"unknown executor {name!r}", "--executor", f"choose one of: {', '.join(sorted(EXECUTORS))}")
     module_name, _, attr = EXECUTORS[name].partition(":")
-    execute: ExecutePlan = getattr(importlib.import_module(module_name), attr)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "ray":
+            raise
+        raise UserError("--executor ray needs the ray package", "this Python environment",
+                        "pip install 'matchmeter[ray]' here and on every node of the cluster (docs/ray.md)") from None
+    execute: ExecutePlan = getattr(module, attr)
     return execute
+
+
+@contextlib.contextmanager
+def executor_session(name: str, ray_address: str | None = None) -> Iterator[None]:
+    """One executor connection around several plans run from several threads (optimize's units side by
+    side): on Ray, one cluster connection that every plan inside reuses; nothing for the local pool."""
+    if name != "ray":
+        yield
+        return
+    with importlib.import_module(get_executor(name).__module__).connected(ray_address):
+        yield
+
+
+def executor_options(spec: RunSpec) -> dict[str, str | None]:
+    """What the chosen executor needs beyond the plan: the Ray cluster's address."""
+    return {"address": spec.ray_address} if spec.executor == "ray" else {}
 
 
 @dataclass(frozen=True)
@@ -71,14 +95,23 @@ class RunSpec:
     announce_errors: bool = True  # print the first error of each failure mode (run, evaluate)
     executor: str = "local"
     base_aliases: dict[str, str] = field(default_factory=dict)  # Dockerfile FROM → local image (--base-alias)
+    ray_address: str | None = None  # with executor "ray": the cluster's HOST:PORT
 
     def preflight(self) -> Preflighted:
         """The backend, checked; the executor known; every agent instantiated once and every model endpoint
-        called once, so unknown agents, bad options or unusable endpoints fail before anything is stored."""
-        get_executor(self.executor)
+        called once, so unknown agents, bad options or unusable endpoints fail before anything is stored.
+        On Ray the cluster is checked instead of this machine's backend: some live node must offer the
+        backend and fit every task (each node preflights its own backend)."""
+        execute = get_executor(self.executor)
         backend = get_backend(self.backend, self.base_aliases)
-        backend.preflight()
-        check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
+        if self.executor == "ray":
+            if self.base_aliases:  # worker nodes build their own images and are not told the aliases
+                raise UserError("--base-alias is not carried to Ray worker nodes", "--executor ray",
+                                "run tasks that need --base-alias with --executor local")
+            importlib.import_module(execute.__module__).preflight_cluster(self.ray_address, self.backend, self.tasks)
+        else:
+            backend.preflight()
+            check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
         preflight_models(model_endpoints(self.configurations))
@@ -130,7 +163,7 @@ class RunContext:
             return get_executor(spec.executor)(
                 items, self.store, self.run_id, self.backend, spec.concurrency, api_base_for=self.api_base_for,
                 on_result=announce_first_errors(on_result) if spec.announce_errors else on_result,
-                allow_incompatible=spec.allow_incompatible, spend_ledger=self.spend_ledger)
+                allow_incompatible=spec.allow_incompatible, spend_ledger=self.spend_ledger, **executor_options(spec))
 
 
 def _describe(advance: Callable[[str], None]) -> Callable[[ExecutionResult], None]:

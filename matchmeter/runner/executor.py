@@ -88,10 +88,10 @@ class Cancelled(Exception):
 
 
 @dataclass
-class _Shared:
-    """What every trial of one execute_plan call shares."""
+class TrialShared:
+    """What every trial of one execute_plan call shares (on a Ray worker: what every trial of the task shares)."""
 
-    store: RunStore
+    store: RunStore | None
     run_id: str
     backend: SandboxBackend
     api_base_for: ApiBaseFor
@@ -101,13 +101,17 @@ class _Shared:
     gateway: Gateway | None
 
 
-def _run_one(item: PlannedExecution, shared: _Shared) -> ExecutionResult:
+def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Callable[[], Path]) -> tuple[TrialOutcome, Path]:
+    """Run one execution, retrying machinery failures; returns its outcome and the staging dir it wrote.
+
+    Shared by both executors: the local pool stages in the run store, a Ray worker in a node-local dir.
+    """
     outcome: TrialOutcome | None = None
-    store = shared.store
+    staging: Path | None = None
     for _ in range(INFRA_RETRIES + 1):
         if shared.scope.cancelled.is_set():
             raise Cancelled(item.key)
-        staging = store.staging_dir(item.key)
+        staging = new_staging()
         outcome = run_trial(TrialRequest(
             run_id=shared.run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=shared.backend,
@@ -120,9 +124,20 @@ def _run_one(item: PlannedExecution, shared: _Shared) -> ExecutionResult:
         if outcome.result.failure_mode not in RETRIED_FAILURES:
             break
     assert outcome is not None
-    atif = to_atif(outcome.trajectory, session_id=item.key, instruction=item.description.text,
+    assert staging is not None
+    return outcome, staging
+
+
+def atif_of(item: PlannedExecution, outcome: TrialOutcome) -> dict:  # type: ignore[type-arg]
+    return to_atif(outcome.trajectory, session_id=item.key, instruction=item.description.text,
                    agent_version=item.configuration.agent.version or builtin_agent_version())
-    store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), atif)
+
+
+def _run_one(item: PlannedExecution, shared: TrialShared) -> ExecutionResult:
+    store = shared.store
+    assert store is not None
+    outcome, staging = attempt_trial(item, shared, lambda: store.staging_dir(item.key))
+    store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), atif_of(item, outcome))
     return outcome.result
 
 
@@ -163,8 +178,9 @@ def execute_plan(
     stored; `--resume` reruns them), waits for the trial threads to notice, then re-raises. Reaching the
     spend cap stops scheduling too: running trials finish (or stop at the cap, unstored), then
     SpendCapReached is raised so the caller can tell the user to resume with a higher cap.
+    runner/ray_executor.py keeps the same contract on a Ray cluster (runner/context.py picks one by name).
     """
-    store.clean_partials()
+    store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     results: list[ExecutionResult] = []
@@ -173,7 +189,7 @@ def execute_plan(
     cap_reached: SpendCapReached | None = None
     with run_gateway(todo, spend_ledger) as gateway, \
             ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
-        shared = _Shared(store, run_id, backend, api_base_for or (lambda _item: None),
+        shared = TrialShared(store, run_id, backend, api_base_for or (lambda _item: None),
                          allow_incompatible, spend_ledger, scope, gateway)
         pending: set[Future[ExecutionResult]] = set()
         queue = iter(todo)

@@ -41,6 +41,8 @@ class RunRequest(BaseModel):
     retry_failed: list[str] = Field(default_factory=list, description="On --resume: rerun stored executions with these failure modes.")
     prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
     base_aliases: dict[str, str] = Field(default_factory=dict, description="Dockerfile FROM reference → local image (--base-alias).")
+    executor: str = Field("local", description="Where trials run: local (thread pool) or ray (docs/ray.md).")
+    ray_address: str | None = Field(None, description="With executor ray: the cluster's HOST:PORT.")
 
 
 class RunSummary(BaseModel):
@@ -109,7 +111,7 @@ def _bind_store(store: RunStore, request: RunRequest, tasks: list[TaskSpec]) -> 
 
 
 # Request fields that change how a run proceeds, not what it executes: a resume may change them.
-PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd", "retry_failed", "prices")
+PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd", "retry_failed", "prices", "executor", "ray_address")
 
 
 def _what_runs(request: dict) -> dict:  # type: ignore[type-arg]
@@ -133,6 +135,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
         task_dirs=task_paths, concurrency=request.concurrency, progress=progress,
         allow_incompatible=request.allow_incompatible, spend_cap_usd=request.spend_cap_usd,
         base_aliases=request.base_aliases,
+        executor=request.executor, ray_address=request.ray_address,
     ).preflight()
     plan = plan_cross_product(request.configurations, tasks, lambda t: [Description.original(t)],
                               range(request.seeds), request.attempts).unique()

@@ -128,13 +128,15 @@ class RunStore:
     def write_manifest(self, manifest: RunManifest) -> None:
         atomic_write_text(self.manifest_path, manifest.model_dump_json(indent=2))
 
-    def clean_partials(self) -> int:
-        """Remove executions that were in progress when a previous process died. Returns how many."""
+    def clean_partials(self, keys: set[str] | None = None) -> int:
+        """Remove executions that were in progress when a previous process died (only those of `keys` when
+        given: plans running side by side in one store, as optimize units do, keep each other's). Returns how many."""
         if not self.executions.exists():
             return 0
         removed = 0
         for child in self.executions.iterdir():
-            if child.name.startswith(PARTIAL_PREFIX):
+            key = child.name[len(PARTIAL_PREFIX):len(PARTIAL_PREFIX) + 24]
+            if child.name.startswith(PARTIAL_PREFIX) and (keys is None or key in keys):
                 shutil.rmtree(child, ignore_errors=True)
                 removed += 1
         return removed

@@ -1,0 +1,265 @@
+"""The Ray executor on a real local Ray cluster: a head and two worker nodes, separate processes, loopback.
+
+One session-scoped cluster serves every test here (all Ray tests live in this file, so `--dist loadfile`
+starts it once). The head declares no CPUs, so trials run on the two workers only; each worker declares
+one CPU and the `backend_bwrap` resource. Tests that kill a worker bring it back before they end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+
+from matchmeter.errors import SpendCapReached, UserError  # noqa: E402
+from matchmeter.runner.executor import execute_plan, plan_cross_product  # noqa: E402
+from matchmeter.runner.run import configuration_from_flags  # noqa: E402
+from matchmeter.runner.sandbox import get_backend  # noqa: E402
+from matchmeter.runner.store import RunStore  # noqa: E402
+from matchmeter.schema import Description  # noqa: E402
+from matchmeter.tasks.loader import load_tasks  # noqa: E402
+from tests.helpers.ray_cluster import RayCluster  # noqa: E402
+from tests.helpers.tasks import write_task  # noqa: E402
+
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    with RayCluster(workers=2, worker_cpus=1, backend="bwrap") as running:
+        yield running
+
+
+def _plan(tasks_dir: Path, agents: list[str], seeds: int, options: dict[str, str] | None = None):
+    tasks = load_tasks([tasks_dir])
+    configs = [configuration_from_flags(a, None, options=options) for a in agents]
+    return plan_cross_product(configs, tasks, lambda t: [Description.original(t)], range(seeds), 1).unique()
+
+
+def _run_local(plan, out: Path):
+    store = RunStore(out)
+    store.claim()
+    results = execute_plan(plan, store, out.name, get_backend("bwrap"), concurrency=2)
+    store.rebuild_table()
+    return store, results
+
+
+def _stored(store: RunStore) -> dict[str, tuple[float, str]]:
+    return {r.execution_key: (r.reward, r.failure_mode) for r in store.iter_results()}
+
+
+def test_ray_results_equal_the_local_pools(cluster, tmp_path):
+    tasks = tmp_path / "tasks"
+    for name in ("copy-a", "copy-b", "copy-c"):
+        write_task(tasks, name)
+    plan = _plan(tasks, ["oracle", "nop"], seeds=2)
+    assert len(plan) == 12
+    local, _ = _run_local(plan, tmp_path / "local")
+    from matchmeter.runner.ray_executor import RayStats
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+
+    stats = RayStats()
+    store = RunStore(tmp_path / "ray")
+    store.claim()
+    remote = execute_plan_ray(plan, store, "ray", get_backend("bwrap"), concurrency=2, address=cluster.address,
+                              stats=stats)
+    assert len(remote) == 12
+    assert _stored(store) == _stored(local)
+    assert {reward for reward, _ in _stored(store).values()} == {0.0, 1.0}
+    assert sorted(stats.nodes) == sorted(cluster.worker_node_ids())  # both workers ran trials
+    assert stats.committed == 12
+    for key in _stored(store):  # the whole execution came back: trajectories and the trial's logs
+        execution = store.executions / key
+        assert json.loads((execution / "trajectory.atif.json").read_text())["session_id"] == key
+        assert (execution / "trajectory.json").exists()
+        assert (execution / "logs" / "verifier.log").exists()
+    assert not [p for p in store.executions.iterdir() if p.name.startswith(".partial-")]
+
+
+def test_a_backend_no_node_offers_is_refused_at_placement(cluster, tmp_path):
+    write_task(tmp_path / "tasks", "copy-a")
+    plan = _plan(tmp_path / "tasks", ["oracle"], seeds=1)
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+
+    store = RunStore(tmp_path / "docker")
+    with pytest.raises(UserError) as refused:
+        execute_plan_ray(plan, store, "r", get_backend("docker"), address=cluster.address)
+    assert "no live Ray node offers the 'docker' sandbox backend" in str(refused.value)
+    assert "backend_docker" in str(refused.value)
+    assert store.finished_keys() == set()
+    big = write_task(tmp_path / "big", "huge", toml_extra="\n[environment]\ncpus = 64\n")
+    huge = _plan(big.parent, ["oracle"], seeds=1)
+    with pytest.raises(UserError, match="task huge needs 64 CPUs"):
+        execute_plan_ray(huge, store, "r", get_backend("bwrap"), address=cluster.address)
+
+
+def _slow_plan(tmp_path: Path, seeds: int):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "slow-copy")
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps(["sleep 2", "cp data/input.txt out.txt"]))
+    return _plan(tasks, ["replay"], seeds=seeds, options={"trajectory": str(replay)})
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path):
+    plan = _slow_plan(tmp_path, seeds=8)
+    from matchmeter.runner.ray_executor import RayStats
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+
+    store = RunStore(tmp_path / "run")
+    store.claim()
+    stats = RayStats()
+    outcome: dict[str, object] = {}
+
+    def drive() -> None:
+        try:
+            outcome["results"] = execute_plan_ray(plan, store, "killed-node", get_backend("bwrap"),
+                                                  address=cluster.address, stats=stats)
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
+            outcome["error"] = exc
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    deadline = time.monotonic() + 180
+    while stats.committed < 1 and time.monotonic() < deadline:  # both workers are busy from here on
+        time.sleep(0.05)
+    victim = cluster.worker_node_ids()[1]
+    cluster.kill_worker(1)
+    driver.join(300)
+    try:
+        assert "error" not in outcome, outcome.get("error")
+        keys = [r.execution_key for r in outcome["results"]]  # type: ignore[union-attr]
+        assert sorted(keys) == sorted(p.key for p in plan)  # every planned execution, each exactly once
+        assert stats.committed == 8
+        assert _stored(store) == {p.key: (1.0, "none") for p in plan}
+        assert stats.nodes.get(victim, 0) < 8  # the dead node did not finish the run
+    finally:
+        cluster.restart_worker(1)
+
+
+DRIVER = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    from matchmeter.runner.executor import plan_cross_product
+    from matchmeter.runner.ray_executor import execute_plan
+    from matchmeter.runner.run import configuration_from_flags
+    from matchmeter.runner.sandbox import get_backend
+    from matchmeter.runner.store import RunStore
+    from matchmeter.schema import Description
+    from matchmeter.tasks.loader import load_tasks
+
+    tasks_dir, replay, out, address = sys.argv[1:5]
+    config = configuration_from_flags("replay", None, options={"trajectory": replay})
+    plan = plan_cross_product([config], load_tasks([Path(tasks_dir)]), lambda t: [Description.original(t)],
+                              range(8), 1).unique()
+    store = RunStore(Path(out))
+    store.claim()
+    new = execute_plan(plan, store, "driver-kill", get_backend("bwrap"), 2, address=address)
+    store.rebuild_table()
+    print(f"executed {len(new)}")
+""")
+
+
+def test_driver_killed_with_9_resumes_every_execution_exactly_once(cluster, tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "slow-copy")
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps(["sleep 2", "cp data/input.txt out.txt"]))
+    out = tmp_path / "run"
+    args = [sys.executable, "-c", DRIVER, str(tasks), str(replay), str(out), cluster.address]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    executions = out / "executions"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if len(RunStore(out).finished_keys()) >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = len(RunStore(out).finished_keys())  # not `.partial-*/result.json` (killed mid-commit)
+    assert 2 <= before < 8
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"executed {8 - before}" in resumed.stdout
+    store = RunStore(out)
+    stored = list(store.iter_results())
+    assert len(stored) == 8
+    assert sorted(r.seed for r in stored) == list(range(8))
+    assert {r.reward for r in stored} == {1.0}
+    assert not [p for p in executions.iterdir() if p.name.startswith(".partial-")]
+
+
+def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_path):
+    """Every worker's gateway charges the driver's one ledger (spend.json): a tiny cap stops the run, a
+    resume with a higher cap finishes it, and the total survives in the run directory."""
+    from matchmeter.llm.spend import SpendLedger
+    from matchmeter.runner.context import api_base_resolver, sim_environment
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    # cache off: the workers' response cache is the node's own, and a warm one would spend nothing
+    config = configuration_from_flags("bash", "sim/expert", options={"cache": "off"})
+    plan = plan_cross_product([config], load_tasks([tasks]), lambda t: [Description.original(t)], range(3), 1).unique()
+    store = RunStore(tmp_path / "capped")
+    store.claim()
+    with sim_environment([config], [tasks]) as stub_url:
+        def run(cap: float):
+            return execute_plan_ray(plan, store, "capped", get_backend("bwrap"), 2,
+                                    api_base_for=api_base_resolver(stub_url), address=cluster.address,
+                                    spend_ledger=SpendLedger(store.root / "spend.json", cap))
+
+        with pytest.raises(SpendCapReached, match="spend cap reached"):
+            run(0.0000001)
+        assert len(store.finished_keys()) < 3
+        spent_at_cap = json.loads((store.root / "spend.json").read_text())["spent_usd"]
+        assert spent_at_cap > 0
+        run(10.0)
+    stored = list(store.iter_results())
+    assert sorted(r.seed for r in stored) == [0, 1, 2]
+    assert {r.failure_mode for r in stored} == {"none"}, [r.error for r in stored]
+    assert all(r.simulated and r.cost.usd and r.cost.usd > 0 for r in stored)
+    total = json.loads((store.root / "spend.json").read_text())["spent_usd"]
+    assert total > spent_at_cap
+    assert total >= sum(r.cost.usd or 0 for r in stored) - 1e-12
+
+
+MM = [sys.executable, "-m", "matchmeter.cli"]
+
+
+def test_the_cli_runs_and_checks_tasks_on_the_cluster(cluster, tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "copy-a")
+    write_task(tasks, "copy-b")
+    out = tmp_path / "run"
+    ray_flags = ["--executor", "ray", "--ray-address", cluster.address]
+    run = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds", "2",
+                          "--out", str(out), "--quiet", *ray_flags], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "planned 4, executed 4, skipped (already stored) 0" in " ".join(run.stdout.split())
+    assert {r.reward for r in RunStore(out).iter_results()} == {1.0}
+    # the executor is how a run proceeds, not what it is: a Ray run resumes on the local pool
+    local = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds",
+                            "2", "--out", str(out), "--quiet", "--resume"], capture_output=True, text=True, timeout=300)
+    assert local.returncode == 0, local.stderr[-2000:]
+    assert "executed 0, skipped (already stored) 4" in " ".join(local.stdout.split())
+    check = subprocess.run([*MM, "tasks", "check", str(tasks), "--backend", "bwrap", "--seeds", "1", *ray_flags],
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr[-2000:] + check.stdout[-2000:]
+    assert "2/2 task×seed checks pass" in check.stdout
+    refused = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "docker",
+                              "--out", str(tmp_path / "docker"), *ray_flags], capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0
+    assert "no live Ray node offers the 'docker' sandbox backend" in refused.stderr
+    assert not (tmp_path / "docker").exists()  # refused before anything was written
