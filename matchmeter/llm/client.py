@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
 from matchmeter.llm.pricing import PriceTable
+from matchmeter.llm.protocols import RunLedger
 from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
 from matchmeter.llm.spend import SpendLedger
 from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
@@ -108,17 +109,17 @@ class LMClient:
         api_key_env: name of the environment variable holding the key (read per call, never stored).
         cache_dir: cache root (default MATCHMETER_CACHE_DIR or ~/.cache/matchmeter); `use_cache=False` skips it.
         salt: mixed into every cache key (the runner passes seed/attempt so samples stay independent).
-        spend: the run's SpendLedger; `spend_cap_usd` builds an in-memory one when no ledger is given.
+        spend: the run's ledger (a RunLedger); `spend_cap_usd` builds an in-memory one when no ledger is given.
         price_table: defaults to matchmeter/llm/prices.toml.
         timeout_s: per-request timeout; `retry` the backoff policy (tests use tiny waits).
     """
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key_env: str | None = None,
-                 cache_dir: Path | None = None, salt: str = "", spend: SpendLedger | None = None,
+                 cache_dir: Path | None = None, salt: str = "", spend: RunLedger | None = None,
                  spend_cap_usd: float | None = None, price_table: PriceTable | None = None,
                  timeout_s: float = 120.0, retry: RetryPolicy | None = None, use_cache: bool = True) -> None:
         self.model, self.api_base, self.api_key_env, self.salt = model, api_base, api_key_env, salt
-        self.spend = spend or SpendLedger(cap_usd=spend_cap_usd)
+        self.spend: RunLedger = spend or SpendLedger(cap_usd=spend_cap_usd)
         self.prices = price_table or PriceTable.load()
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()

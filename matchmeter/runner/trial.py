@@ -49,7 +49,7 @@ from matchmeter.tasks.loader import verify_support_files
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
-    from matchmeter.llm.meter import RunLedger
+    from matchmeter.llm.protocols import RunLedger
 
 ZERO_ON_FAILURE = {"agent_timeout", "budget_exceeded", "model_mismatch", "agent_error"}
 # The verifier runs git in a repository whose config the agent wrote: command-line config (which outranks
