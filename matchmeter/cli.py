@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from matchmeter.optimizer.pipeline import OptimizeRequest
+    from matchmeter.optimizer.report import OptimizeSummary
+    from matchmeter.runner.run import RunSummary
 
 app = typer.Typer(
     name="matchmeter",
@@ -25,7 +33,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(env_app, name="env")
 
 
-def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr)
@@ -206,7 +214,7 @@ def run(
         raise typer.Exit(1)
 
 
-def _render_run_summary(summary, as_json: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _render_run_summary(summary: RunSummary, as_json: bool = False) -> None:
     data = summary.to_json()
     if as_json:
         import json
@@ -375,7 +383,7 @@ def optimize(
     _render_optimize_summary(summary)
 
 
-def _optimize_warnings(request) -> list[str]:  # type: ignore[no-untyped-def]
+def _optimize_warnings(request: OptimizeRequest) -> list[str]:
     from matchmeter.llm.pricing import PriceTable
 
     table = PriceTable.load(overrides=request.prices)
@@ -395,7 +403,7 @@ def _spend_text(usd: float, unpriced_calls: int) -> str:
     return f"${usd:.6f}"
 
 
-def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
+def _render_optimize_summary(s: OptimizeSummary) -> None:
     console = _console()
     for warning in s.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
