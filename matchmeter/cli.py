@@ -403,6 +403,13 @@ def _spend_text(usd: float, unpriced_calls: int) -> str:
     return f"${usd:.6f}"
 
 
+def _cost_text(usd: float | None, unpriced: int, reason: str | None) -> str:
+    """A total that is unknown says so, with how many executions had no price and why."""
+    if usd is None:
+        return f"cost unknown ({unpriced} unpriced executions: {reason or 'no price'})"
+    return f"${usd:.6f}"
+
+
 def _render_optimize_summary(s: OptimizeSummary) -> None:
     console = _console()
     for warning in s.warnings:
@@ -416,7 +423,7 @@ def _render_optimize_summary(s: OptimizeSummary) -> None:
         f"{s.fell_back}; generic selected {s.generic_selected}, fell back {s.generic_fell_back}; unparsable "
         f"rewrites {s.unparsable_rewrites}\nLM: {s.lm_calls} calls, {s.lm_cache_hits} cache hits, spend "
         f"{_spend_text(s.lm_spend_usd, s.lm_unpriced_calls)}; source-side: {s.source_side_executions} executions, "
-        f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
+        f"{_cost_text(s.source_side_cost_usd, s.source_side_unpriced, s.source_side_cost_null_reason)}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
         f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
         f"{drifted}\n{s.judge_note}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
 

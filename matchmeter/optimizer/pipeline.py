@@ -18,7 +18,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -32,7 +32,11 @@ from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
 from matchmeter.runner.context import progress_bar
 from matchmeter.runner.store import atomic_write_text
-from matchmeter.schema import canonical_json
+from matchmeter.schema import TaskSpec, canonical_json
+
+if TYPE_CHECKING:
+    from matchmeter.llm.client import LMClient
+    from matchmeter.llm.protocols import LMClientLike
 
 
 class OptimizeRequest(BaseModel):
@@ -98,7 +102,7 @@ def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[Any]:
         yield stub
 
 
-def _client(role: str, request: OptimizeRequest, stub_url: str | None):  # type: ignore[no-untyped-def]
+def _client(role: str, request: OptimizeRequest, stub_url: str | None) -> LMClient:
     from matchmeter.llm.client import LMClient
     from matchmeter.llm.pricing import PriceTable
 
@@ -167,7 +171,8 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
     return summary
 
 
-def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]
+def _run_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: LMClientLike, judge: Judge,
+              request: OptimizeRequest) -> UnitState:
     knowledge = ReferenceKnowledge.of_task(task)
     if src == GENERIC:
         return generic_unit(task, rewriter, judge, n=request.candidates, votes=request.judge_votes, knowledge=knowledge)
