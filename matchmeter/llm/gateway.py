@@ -264,7 +264,8 @@ class Gateway:
             site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
             server = site._server  # aiohttp exposes the bound port only through the asyncio server
-            self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            assert isinstance(server, asyncio.Server)  # what loop.create_server returned
+            self.port = server.sockets[0].getsockname()[1]
 
     # ------------------------------------------------------------------ HTTP
 

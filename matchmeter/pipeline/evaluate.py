@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +30,9 @@ from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
 from matchmeter.runner.store import RunStore, atomic_write_text
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ALL_CONDITIONS = ("original", "self", "cross", "pooled", "adapted1", "generic")
 
@@ -48,7 +51,7 @@ class EvaluateRequest(BaseModel):
     prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
     base_aliases: dict[str, str] = Field(default_factory=dict, description="Dockerfile FROM reference → local image (--base-alias).")
 
-    def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
+    def binding(self, frozen: FrozenSet) -> dict[str, Any]:
         return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
                 "backend": self.backend}
 
@@ -236,7 +239,7 @@ def parse_target(spec: str, options: dict[str, str] | None = None) -> Configurat
     return configuration_from_flags(agent, model or None, options=reach or None)
 
 
-def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console) -> None:  # type: ignore[no-untyped-def]
+def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console: Console) -> None:
     """Print what ran and, with a calibration, the per-condition tables (also written as CSV/JSON)."""
     console.print(f"evaluation {summary.run_dir}: {summary.units} condition units, planned {summary.planned} "
                   f"executions, executed {summary.executed}, reused {summary.skipped} "
