@@ -59,10 +59,12 @@ def test_score_is_the_mean_over_seeds_and_unknown_cost_stays_unknown():
 def test_source_side_cost_of_an_unpriced_execution_is_unknown_never_zero(tmp_path):
     from matchmeter.cli import _cost_text
     from matchmeter.optimizer.sourceside import SourceSide
+    from matchmeter.runner.context import RunContext, RunSpec
     from matchmeter.runner.sandbox import get_backend
     from matchmeter.runner.store import RunStore
 
-    side = SourceSide(RunStore(tmp_path), "r", get_backend("local"), "local", 1, None)
+    spec = RunSpec(out=tmp_path, backend="local", configurations=[], tasks=[])
+    side = SourceSide(RunContext(spec, get_backend("local"), RunStore(tmp_path), "r", lambda _item: None, None))
     side.account([_result(1.0, 0.02, "k1"), _result(0.5, 0.04, "k2")])
     assert (side.executed, side.cost.usd, side.unpriced) == (2, pytest.approx(0.06), 0)
     assert _cost_text(side.cost.usd, side.unpriced, side.cost.null_reason) == "$0.060000"
