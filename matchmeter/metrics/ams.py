@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple, cast
 
 from matchmeter.errors import UserError
-from matchmeter.metrics.coverage import FULL, PARTIAL, STRATA, require_full_coverage
+from matchmeter.metrics.coverage import FULL, PARTIAL, require_full_coverage
+from matchmeter.metrics.coverage import STRATA as STRATA  # re-exported: callers read ams.STRATA
 from matchmeter.metrics.stats import bootstrap_ci, rank_agreement
 
 if TYPE_CHECKING:

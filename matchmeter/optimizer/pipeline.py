@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
@@ -31,7 +32,6 @@ from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
 from matchmeter.runner.context import progress_bar
-from matchmeter.runner.store import atomic_write_text
 from matchmeter.schema import TaskSpec, canonical_json
 
 if TYPE_CHECKING:

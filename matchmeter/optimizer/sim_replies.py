@@ -40,7 +40,8 @@ from matchmeter.gate.contract import (
     paths_in,
 )
 from matchmeter.gate.rules import literal_count
-from matchmeter.llm.stub_server import StubReply, StubServer
+from matchmeter.llm.stub_replies import StubReply
+from matchmeter.llm.stub_server import StubServer
 
 SIM_REWRITER, SIM_JUDGE = "sim/rewriter", "sim/judge"
 MAX_RATIO = 2.9

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import BaseModel, Field
 
 from matchmeter import __version__
-from matchmeter.atomicfile import atomic_path
+from matchmeter.atomicfile import atomic_path, atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.store import RunStore, atomic_write_text
+from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
 if TYPE_CHECKING:
