@@ -26,7 +26,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +34,10 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
 from matchmeter.llm.pricing import PriceTable
-from matchmeter.llm.protocols import RunLedger
+from matchmeter.llm.protocols import LMReply, RunLedger
 from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
 from matchmeter.llm.spend import SpendLedger
-from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
+from matchmeter.schema import Cost, TokenUsage, utcnow
 
 log = logging.getLogger("matchmeter.llm")
 
@@ -55,25 +54,6 @@ class RetryPolicy(BaseModel):
     attempts: int = Field(4, ge=1)
     wait_initial_s: float = Field(0.5, ge=0)
     wait_max_s: float = Field(8.0, ge=0)
-
-
-class LMReply(BaseModel):
-    text: str
-    model: str = Field(description="The model as configured.")
-    reported_model: str | None = Field(None, description="The model the provider says answered.")
-    tokens: TokenUsage
-    cost: Cost = Field(description="Priced usage of this reply (the original call's, on a cache hit).")
-    new_spend_usd: float | None = Field(description="USD newly spent by this call: 0.0 on a cache hit.")
-    cache_hit: bool = False
-    latency_s: float = 0.0
-    started_at: datetime = Field(default_factory=utcnow)
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list,
-                                             description="OpenAI-shaped tool calls (when `tools` were sent).")
-
-    def to_model_call(self, index: int) -> ModelCall:
-        return ModelCall(index=index, model=self.model, reported_model=self.reported_model, tokens=self.tokens,
-                         cost=self.cost, cache_hit=self.cache_hit, started_at=self.started_at,
-                         latency_s=self.latency_s)
 
 
 @dataclass

@@ -46,7 +46,8 @@ from matchmeter.schema import utcnow
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from matchmeter.llm.client import LMClient, LMReply
+    from matchmeter.llm.client import LMClient
+    from matchmeter.llm.protocols import LMReply
 
 TOKEN_PREFIX = "mmgw-"
 

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapReached
-from matchmeter.llm.client import LMReply
+from matchmeter.llm.protocols import LMReply
 from matchmeter.schema import Cost, TokenUsage, utcnow
 
 BUDGET_RE = re.compile(r"(\w+) budget exceeded: used ([-+.\deE]+) of ([-+.\deE]+)")
