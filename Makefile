@@ -1,4 +1,5 @@
-# `make demo` runs the whole pipeline offline on the embedded defaults; `make test` runs lint + tests.
+# `make demo` runs the whole pipeline offline on the embedded defaults; `make check` runs ruff and mypy --strict;
+# `make test` runs check + tests.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,6 +19,7 @@ demo: venv
 
 check: venv
 	$(BIN)/ruff check matchmeter tests benchmarks scripts
+	$(BIN)/mypy matchmeter
 
 test: check
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile $(PYTEST_ARGS)

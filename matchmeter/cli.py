@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from matchmeter.optimizer.pipeline import OptimizeRequest
+    from matchmeter.optimizer.report import OptimizeSummary
+    from matchmeter.runner.run import RunSummary
 
 app = typer.Typer(
     name="matchmeter",
@@ -25,7 +33,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(env_app, name="env")
 
 
-def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     return Console(stderr=stderr)
@@ -214,7 +222,7 @@ def run(
         raise typer.Exit(1)
 
 
-def _render_run_summary(summary, as_json: bool = False) -> None:  # type: ignore[no-untyped-def]
+def _render_run_summary(summary: RunSummary, as_json: bool = False) -> None:
     data = summary.to_json()
     if as_json:
         import json
@@ -386,7 +394,7 @@ def optimize(
     _render_optimize_summary(summary)
 
 
-def _optimize_warnings(request) -> list[str]:  # type: ignore[no-untyped-def]
+def _optimize_warnings(request: OptimizeRequest) -> list[str]:
     from matchmeter.llm.pricing import PriceTable
 
     table = PriceTable.load(overrides=request.prices)
@@ -406,7 +414,14 @@ def _spend_text(usd: float, unpriced_calls: int) -> str:
     return f"${usd:.6f}"
 
 
-def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
+def _cost_text(usd: float | None, unpriced: int, reason: str | None) -> str:
+    """A total that is unknown says so, with how many executions had no price and why."""
+    if usd is None:
+        return f"cost unknown ({unpriced} unpriced executions: {reason or 'no price'})"
+    return f"${usd:.6f}"
+
+
+def _render_optimize_summary(s: OptimizeSummary) -> None:
     console = _console()
     for warning in s.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
@@ -419,7 +434,7 @@ def _render_optimize_summary(s) -> None:  # type: ignore[no-untyped-def]
         f"{s.fell_back}; generic selected {s.generic_selected}, fell back {s.generic_fell_back}; unparsable "
         f"rewrites {s.unparsable_rewrites}\nLM: {s.lm_calls} calls, {s.lm_cache_hits} cache hits, spend "
         f"{_spend_text(s.lm_spend_usd, s.lm_unpriced_calls)}; source-side: {s.source_side_executions} executions, "
-        f"${s.source_side_cost_usd:.6f}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
+        f"{_cost_text(s.source_side_cost_usd, s.source_side_unpriced, s.source_side_cost_null_reason)}{stub}\npreservation audit: {s.audit_passed}/{s.audit_selected} selected "
         f"descriptions passed the gate; re-running the rules on the frozen set: {len(s.audit_drifted)} drifted"
         f"{drifted}\n{s.judge_note}\nfrozen: {s.descriptions_json} (digest {s.digest[:16]})", highlight=False)
 

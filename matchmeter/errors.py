@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import ClassVar, Literal
+
+# The failure modes an error can end an execution with: schema.FailureMode minus "none". mypy checks the
+# subset where a trial stores an error's mode in its result (a new mode here must be added there too).
+ErrorFailureMode = Literal["agent_timeout", "budget_exceeded", "agent_error", "verifier_error", "infra_error",
+                           "sandbox_error", "model_mismatch"]
+
 
 class MatchmeterError(Exception):
     """Base of every error matchmeter raises on purpose."""
 
-    failure_mode = "infra_error"
+    failure_mode: ClassVar[ErrorFailureMode] = "infra_error"
 
 
 class UserError(MatchmeterError):
@@ -56,7 +63,7 @@ class BudgetExceeded(MatchmeterError):
 class AgentError(MatchmeterError):
     """The agent or its model failed (malformed reply, CLI crash)."""
 
-    failure_mode = "agent_error"
+    failure_mode: ClassVar[ErrorFailureMode] = "agent_error"  # ModelMismatch narrows it
 
 
 class ModelMismatch(AgentError):

@@ -251,7 +251,7 @@ def extract_contract(original: str) -> TaskContract:
     items: list[ContractItem] = []
 
     def add(kind: ItemKind, text: str, **kw: object) -> None:
-        items.append(ContractItem(id=len(items) + 1, kind=kind, text=text, **kw))  # type: ignore[arg-type]
+        items.append(ContractItem(id=len(items) + 1, kind=kind, text=text, **kw))
 
     for p in paths_in(original):
         add("path", p, norm=p)
@@ -267,8 +267,8 @@ def extract_contract(original: str) -> TaskContract:
         if is_prohibition(clause):
             part = prohibiting_parts(clause)
             add("prohibition", clause, strength=strength(part), objects=clause_objects(part), words=key_words(part))
-        if SCOPE.search(clause) and scope_words(clause):
-            add("scope", clause, objects=clause_objects(clause[SCOPE.search(clause).start():]), words=scope_words(clause))
+        if (scope := SCOPE.search(clause)) and scope_words(clause):
+            add("scope", clause, objects=clause_objects(clause[scope.start():]), words=scope_words(clause))
         elif re.search(r"\b(?:must|should|needs? to|has to|have to|exactly)\b", clause, re.I) and not is_prohibition(clause):
             add("requirement", clause)
     return TaskContract(items=items)

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from matchmeter.errors import AgentError, InfraError
+
+if TYPE_CHECKING:
+    from matchmeter.llm.protocols import LMClientLike
 
 Verdict = Literal["same", "immaterial", "drops_requirement", "adds_requirement", "contradicts", "lowers_difficulty"]
 Status = Literal["kept", "changed", "dropped"]
@@ -162,9 +165,9 @@ def vote_of(parsed: JudgeReply, index: int, item_ids: list[int]) -> JudgeVote:
 
 
 class Judge:
-    """One judge model behind an LMClient-like object (`complete(messages, **sampling) -> LMReply`)."""
+    """One judge model behind an `LMClientLike` (llm/protocols.py)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: LMClientLike) -> None:
         self.client = client
         self.model = str(getattr(client, "model", "unknown"))
 

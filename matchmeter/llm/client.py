@@ -26,7 +26,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,10 @@ from pydantic import BaseModel, Field
 from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
 from matchmeter.llm.pricing import PriceTable
+from matchmeter.llm.protocols import LMReply, RunLedger
 from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
 from matchmeter.llm.spend import SpendLedger
-from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
+from matchmeter.schema import Cost, TokenUsage, utcnow
 
 log = logging.getLogger("matchmeter.llm")
 
@@ -54,25 +54,6 @@ class RetryPolicy(BaseModel):
     attempts: int = Field(4, ge=1)
     wait_initial_s: float = Field(0.5, ge=0)
     wait_max_s: float = Field(8.0, ge=0)
-
-
-class LMReply(BaseModel):
-    text: str
-    model: str = Field(description="The model as configured.")
-    reported_model: str | None = Field(None, description="The model the provider says answered.")
-    tokens: TokenUsage
-    cost: Cost = Field(description="Priced usage of this reply (the original call's, on a cache hit).")
-    new_spend_usd: float | None = Field(description="USD newly spent by this call: 0.0 on a cache hit.")
-    cache_hit: bool = False
-    latency_s: float = 0.0
-    started_at: datetime = Field(default_factory=utcnow)
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list,
-                                             description="OpenAI-shaped tool calls (when `tools` were sent).")
-
-    def to_model_call(self, index: int) -> ModelCall:
-        return ModelCall(index=index, model=self.model, reported_model=self.reported_model, tokens=self.tokens,
-                         cost=self.cost, cache_hit=self.cache_hit, started_at=self.started_at,
-                         latency_s=self.latency_s)
 
 
 @dataclass
@@ -108,17 +89,17 @@ class LMClient:
         api_key_env: name of the environment variable holding the key (read per call, never stored).
         cache_dir: cache root (default MATCHMETER_CACHE_DIR or ~/.cache/matchmeter); `use_cache=False` skips it.
         salt: mixed into every cache key (the runner passes seed/attempt so samples stay independent).
-        spend: the run's SpendLedger; `spend_cap_usd` builds an in-memory one when no ledger is given.
+        spend: the run's ledger (a RunLedger); `spend_cap_usd` builds an in-memory one when no ledger is given.
         price_table: defaults to matchmeter/llm/prices.toml.
         timeout_s: per-request timeout; `retry` the backoff policy (tests use tiny waits).
     """
 
     def __init__(self, model: str, *, api_base: str | None = None, api_key_env: str | None = None,
-                 cache_dir: Path | None = None, salt: str = "", spend: SpendLedger | None = None,
+                 cache_dir: Path | None = None, salt: str = "", spend: RunLedger | None = None,
                  spend_cap_usd: float | None = None, price_table: PriceTable | None = None,
                  timeout_s: float = 120.0, retry: RetryPolicy | None = None, use_cache: bool = True) -> None:
         self.model, self.api_base, self.api_key_env, self.salt = model, api_base, api_key_env, salt
-        self.spend = spend or SpendLedger(cap_usd=spend_cap_usd)
+        self.spend: RunLedger = spend or SpendLedger(cap_usd=spend_cap_usd)
         self.prices = price_table or PriceTable.load()
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()

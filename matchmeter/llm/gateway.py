@@ -38,14 +38,16 @@ from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapRe
 from matchmeter.llm.gateway_wire import AnthropicWire, OpenAIChatWire, Wire
 from matchmeter.llm.gateway_wire_gemini import GeminiWire
 from matchmeter.llm.gateway_wire_responses import ResponsesWire
-from matchmeter.llm.meter import ExecutionBudget, ExecutionMeter, GatewayCall, RunLedger
+from matchmeter.llm.meter import ExecutionBudget, ExecutionMeter, GatewayCall
+from matchmeter.llm.protocols import RunLedger
 from matchmeter.llm.tokens import count_prompt_tokens
 from matchmeter.schema import utcnow
 
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from matchmeter.llm.client import LMClient, LMReply
+    from matchmeter.llm.client import LMClient
+    from matchmeter.llm.protocols import LMReply
 
 TOKEN_PREFIX = "mmgw-"
 
@@ -97,7 +99,7 @@ class GatewaySession:
         up = self.upstream
         return LMClient(up.model, api_base=up.api_base, api_key_env=up.api_key_env, salt=up.salt,
                         price_table=PriceTable.load(overrides=up.prices),
-                        spend=ledger, timeout_s=up.timeout_s, use_cache=up.use_cache, cache_dir=up.cache_dir,  # type: ignore[arg-type]
+                        spend=ledger, timeout_s=up.timeout_s, use_cache=up.use_cache, cache_dir=up.cache_dir,
                         retry=RetryPolicy(attempts=up.retry_attempts, wait_initial_s=up.retry_wait_s,
                                           wait_max_s=max(up.retry_wait_s * 8, 0.0)))
 
@@ -108,7 +110,7 @@ class GatewaySession:
         it ends, like a plain one: the crossing is kept and later calls are refused."""
         stream = on_delta is not None
         started, t0 = utcnow(), time.monotonic()
-        call = GatewayCall(index=0, execution_id=self.execution_id, api=api, stream=stream,  # type: ignore[arg-type]
+        call = GatewayCall(index=0, execution_id=self.execution_id, api=api, stream=stream,
                            model_asked=model_asked, model_routed=self.upstream.model, started_at=started)
         attempts_before = self.client.stats.http_calls
         kind, message, reply = "ok", "", None
@@ -263,7 +265,8 @@ class Gateway:
             site = web.TCPSite(runner, "127.0.0.1", 0)
             await site.start()
             server = site._server  # aiohttp exposes the bound port only through the asyncio server
-            self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            assert isinstance(server, asyncio.Server)  # what loop.create_server returned
+            self.port = server.sockets[0].getsockname()[1]
 
     # ------------------------------------------------------------------ HTTP
 

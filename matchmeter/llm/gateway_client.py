@@ -10,24 +10,11 @@ becomes AgentError or InfraError, as it would from `LMClient`.
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Any
 
 from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapReached
-from matchmeter.llm.client import LMReply
+from matchmeter.llm.protocols import LMReply
 from matchmeter.schema import Cost, TokenUsage, utcnow
-
-
-class ChatModel(Protocol):
-    """What an in-harness agent calls for a model turn: `LMClient` or `GatewayClient`."""
-
-    def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
-        """One chat completion with the metered usage and cost."""
-        ...
-
-    def close(self) -> None:
-        """Release what the client holds."""
-        ...
-
 
 BUDGET_RE = re.compile(r"(\w+) budget exceeded: used ([-+.\deE]+) of ([-+.\deE]+)")
 

@@ -205,7 +205,7 @@ class AnthropicStream:
     message_delta (the whole metered usage: the upstream reports it only at the end), message_stop."""
 
     def start(self, model: str) -> list[bytes]:
-        message = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
+        message: dict[str, Any] = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
                    "content": [], "stop_reason": None, "stop_sequence": None,
                    "usage": anthropic_usage(TokenUsage())}
         return [sse({"type": "message_start", "message": message}, "message_start"),

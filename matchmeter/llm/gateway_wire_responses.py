@@ -47,7 +47,9 @@ def responses_usage(tokens: TokenUsage) -> dict[str, Any]:
 
 
 def _function_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
-    tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        tools = []
     return [{"type": "function", "function": {k: t[k] for k in ("name", "description", "parameters", "strict")
                                               if t.get(k) is not None}}
             for t in tools if isinstance(t, dict) and t.get("type") == "function" and t.get("name")]

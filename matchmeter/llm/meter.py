@@ -7,8 +7,7 @@ uncached input). A reply that still crosses a budget (its output was larger than
 recorded, and the crossing is kept as `refusal`, so the next request is refused and the trial ends
 `budget_exceeded`. Every request is recorded, refused and failed ones included, so nothing is lost.
 
-`RunLedger` is the one type of the run's spend cap (the `SpendLedger` of llm/spend.py satisfies it);
-it replaces the untyped `spend_ledger` that was passed between the run, the trial and the agents.
+The run's spend cap reaches the gateway as a `RunLedger` (llm/protocols.py).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import json
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,19 +24,6 @@ from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import BudgetExceeded, MatchmeterError
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.schema import Cost, ModelCall, TokenUsage, utcnow
-
-
-@runtime_checkable
-class RunLedger(Protocol):
-    """The run's spend cap shared by every execution (llm/spend.py `SpendLedger`)."""
-
-    def check(self) -> None:
-        """Raise SpendCapReached when the run already spent its cap."""
-        ...
-
-    def charge(self, usd: float | None) -> None:
-        """Add one priced call (None = unpriced: counted, not added)."""
-        ...
 
 
 class ExecutionBudget(BaseModel):

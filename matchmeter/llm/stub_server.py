@@ -50,7 +50,7 @@ from matchmeter.llm.tokens import count_message_tokens, count_prompt_tokens, cou
 SIM_HEADER = "X-Matchmeter-Simulated"
 
 
-Responder = Callable[[dict[str, Any]], "str | StubReply"]
+Responder = Callable[[dict[str, Any]], "str | StubReply | None"]  # None: the script is used up (HTTP 400)
 
 
 class ScriptedReplies:
@@ -126,7 +126,7 @@ def build_usage(messages: list[dict[str, Any]], reply: StubReply) -> dict[str, A
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _StubHTTPServer  # type: ignore[assignment]
+    server: _StubHTTPServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
@@ -316,9 +316,7 @@ class StubServer:
                  port: int = 0, suite_dirs: Sequence[Path] = (), tasks: dict[str, Any] | None = None,
                  timeout_sleep_s: float = 5.0, api_key: str | None = None,
                  models: Sequence[str] | None = None) -> None:
-        if script is not None and not callable(script):
-            script = ScriptedReplies(script)
-        self.script = script
+        self.script: Responder | None = script if script is None or callable(script) else ScriptedReplies(script)
         self.host, self.port = host, port
         self.suite_dirs = [Path(p) for p in suite_dirs]
         self.tasks = dict(tasks or {})

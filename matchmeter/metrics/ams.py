@@ -20,10 +20,11 @@ Choices the SPEC leaves open, made here:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, cast
 
 from matchmeter.errors import UserError
-from matchmeter.metrics.coverage import FULL, PARTIAL, STRATA, require_full_coverage
+from matchmeter.metrics.coverage import FULL, PARTIAL, require_full_coverage
+from matchmeter.metrics.coverage import STRATA as STRATA  # re-exported: callers read ams.STRATA
 from matchmeter.metrics.stats import bootstrap_ci, rank_agreement
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 QUANTILE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 EFR_QUANTILE = 0.75
-QUANTILE_METHOD = "linear"
+QUANTILE_METHOD: Final = "linear"
 DEFAULT_ALPHA = 0.5
 
 
@@ -92,7 +93,7 @@ def assign_strata(effort: pd.Series) -> dict[str, str]:
     start = 0
     for k, stratum in enumerate(STRATA):
         size = base + (1 if k < extra else 0)
-        out.update({task: stratum for task, _ in order[start:start + size]})
+        out.update({str(task): stratum for task, _ in order[start:start + size]})
         start += size
     return out
 
@@ -150,13 +151,16 @@ def execution_weights(df: pd.DataFrame, unit_col: str | None = None) -> np.ndarr
 
     cfg, task = pd.factorize(df["configuration_id"])[0], pd.factorize(df["task_id"])[0]
     key = cfg * (task.max() + 1) + task
+    weights: np.ndarray
     if unit_col is None:
-        return 1.0 / np.bincount(key)[key]
+        weights = 1.0 / np.bincount(key)[key]
+        return weights
     unit = pd.factorize(df[unit_col].fillna("").astype(str))[0]
     cell = key * (unit.max() + 1) + unit
     n_in_unit = np.bincount(cell)[cell]
     n_units = np.bincount(key[np.unique(cell, return_index=True)[1]], minlength=key.max() + 1)[key]
-    return 1.0 / (n_units * n_in_unit)
+    weights = 1.0 / (n_units * n_in_unit)
+    return weights
 
 
 def stratum_codes(task_ids: pd.Series, cuts: StrataCuts) -> np.ndarray:
@@ -218,15 +222,16 @@ def components(df: pd.DataFrame, cuts: StrataCuts, unit_col: str | None = None, 
     })
 
 
-def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str], codes: tuple | None = None,
-                   require_all: bool = True) -> None:
+def check_coverage(df: pd.DataFrame, task_strata: Mapping[str, str],
+                   codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None, require_all: bool = True) -> None:
     """Every scored task must be calibrated, and (`require_all`) every configuration must have run every scored task."""
     import numpy as np
     import pandas as pd
 
     if codes is None:
-        cfg, cfg_names = pd.factorize(df["configuration_id"], sort=True)
-        task, task_names = pd.factorize(df["task_id"], sort=True)
+        cfg, cfg_index = pd.factorize(df["configuration_id"], sort=True)
+        task, task_index = pd.factorize(df["task_id"], sort=True)
+        cfg_names, task_names = np.asarray(cfg_index), np.asarray(task_index)
     else:
         cfg, cfg_names, task, task_names = codes
     unknown = sorted(set(task_names) - set(task_strata))
@@ -285,7 +290,8 @@ def score(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, unit
     comp = components(kept, cuts, unit_col, require_all=not allow_partial)
     comp["ams_s"] = stratum_ams(comp, alpha)
     wide = comp.pivot(index="configuration_id", columns="stratum", values=["tq", "aubqc", "efr", "ams_s"])
-    wide.columns = [f"{'ams' if m == 'ams_s' else m}_{s}" for m, s in wide.columns]
+    pairs = cast("list[tuple[str, str]]", list(wide.columns))  # (metric, stratum) after the pivot
+    wide.columns = [f"{'ams' if m == 'ams_s' else m}_{s}" for m, s in pairs]
     wide = wide.reindex(columns=[c for c in score_columns() if "_" in c and c.split("_")[-1] in STRATA])
     totals = comp.groupby("configuration_id").agg(n_tasks=("n_tasks", "sum"), n_executions=("n_executions", "sum"))
     table = totals.join(macro_ams(comp, alpha)).join(wide).reset_index()
@@ -327,7 +333,7 @@ def ablations(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_ALPHA, 
     rows = []
     for name, values in variants.items():
         agree = rank_agreement(full, values)
-        best = values.sort_index().idxmax()
+        best = str(values.sort_index().idxmax())
         rows.append({"variant": name, "winner": best, "winner_ams": float(values[best]),
                      "spearman": agree.spearman, "largest_rank_shift": agree.largest_shift,
                      "shifted_configuration": agree.shifted_item})
@@ -347,7 +353,8 @@ def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_
 
     df = df.loc[df["cost_usd"].notna().groupby(df["configuration_id"]).transform("all")]
     check_coverage(df, cuts.task_strata, require_all=not allow_partial)
-    task_sets = df.groupby("configuration_id")["task_id"].agg(lambda s: tuple(sorted(set(s))))
+    task_sets = df.groupby("configuration_id")["task_id"].agg(  # type: ignore[type-var]  # pandas-stubs: agg may return a tuple
+        lambda s: tuple(sorted(set(s))))
     if task_sets.nunique() > 1:
         return pd.concat([bootstrap_ams_ci(df.loc[df["configuration_id"].isin(list(group.index))], cuts, alpha,
                                            n_resamples, seed, level, allow_partial=False)
@@ -364,6 +371,7 @@ def bootstrap_ams_ci(df: pd.DataFrame, cuts: StrataCuts, alpha: float = DEFAULT_
             if mask.any():
                 tq, aubqc, efr = (means[:, mask, j].mean(axis=1) for j in range(3))
                 per_stratum.append((alpha * tq + (1 - alpha) * aubqc) * (1 - efr))
-        return np.mean(per_stratum, axis=0)
+        result: np.ndarray = np.mean(per_stratum, axis=0)
+        return result
 
     return bootstrap_ci(frame, statistic, ["tq", "aubqc", "efr"], n_resamples, seed, level, cuts.task_strata)

@@ -129,7 +129,7 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
             budget_grid=ams.budget_grid(rewarded), eta=ams.expensive_failure_threshold(zero, cost[mask]),
             n_tasks=int(sum(1 for v in strata.values() if v == s)), n_rewarded=int(rewarded.size),
             n_zero=int(zero.size))
-    tasks = [CalibratedTask(task_id=t, stratum=strata[t], effort=float(r.effort), m_tok=float(r.m_tok),
+    tasks = [CalibratedTask(task_id=str(t), stratum=strata[str(t)], effort=float(r.effort), m_tok=float(r.m_tok),
                             m_step=float(r.m_step), z=float(r.z)) for t, r in effort.iterrows()]
     return Calibration(alpha=alpha, price_table_id=price_table_id, reference_configuration_ids=chosen,
                        run_ids=list(run_ids), tasks=tasks, strata=per_stratum, reference_digest=reference_digest(ref),

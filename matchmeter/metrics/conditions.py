@@ -167,7 +167,8 @@ def _ams_from_task_terms(x: np.ndarray, masks: np.ndarray, alpha: float) -> np.n
 
     per = np.einsum("...tc,st->...sc", x, masks / masks.sum(axis=1, keepdims=True))
     stratum_ams = (alpha * per[..., 0] + (1 - alpha) * per[..., 1]) * (1 - per[..., 2])
-    return stratum_ams.mean(axis=-1)
+    result: np.ndarray = stratum_ams.mean(axis=-1)
+    return result
 
 
 def min_ranks(values: np.ndarray) -> np.ndarray:
@@ -175,7 +176,8 @@ def min_ranks(values: np.ndarray) -> np.ndarray:
     import numpy as np
 
     v = np.round(values, 12)
-    return 1 + (v[..., None, :] > v[..., :, None]).sum(axis=-1)
+    ranks: np.ndarray = 1 + (v[..., None, :] > v[..., :, None]).sum(axis=-1)
+    return ranks
 
 
 def draw_values(x: np.ndarray, masks: np.ndarray, alpha: float, draws: np.ndarray) -> np.ndarray:

@@ -24,8 +24,8 @@ SHOWN = 8  # missing tasks named in the error line before "…"
 def coverage_gaps(df: pd.DataFrame, task_strata: Mapping[str, str]) -> dict[str, list[str]]:
     """Per configuration with a gap: the calibrated task ids it has no execution on (sorted)."""
     calibrated = set(task_strata)
-    ran = df.groupby("configuration_id")["task_id"].agg(lambda s: set(s.astype(str)))
-    return {str(cfg): sorted(calibrated - tasks) for cfg, tasks in ran.items() if calibrated - tasks}
+    ran = {str(cfg): set(ids.astype(str)) for cfg, ids in df.groupby("configuration_id")["task_id"]}
+    return {cfg: sorted(calibrated - tasks) for cfg, tasks in ran.items() if calibrated - tasks}
 
 
 def describe_gap(cfg: str, missing: list[str], task_strata: Mapping[str, str]) -> str:

@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from matchmeter.schema import ExecutionResult, TaskSpec, Trajectory
@@ -202,10 +202,10 @@ def levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
 
 class EfficiencyCard(NamedTuple):
     n_agent: int
-    n_ref: int
+    n_ref: float  # a path length, or NaN for a task without reference paths
     invalid: int
     redundant: int
-    distance: int
+    distance: float  # an edit distance, or NaN for a task without reference paths
     n_query: int
     n_state: int
     explore_share: float
@@ -220,7 +220,7 @@ def quality_points(reward: float, unexpected_changes: int = 0, critical: bool = 
     return 0.0 if critical else max(0.0, 100.0 * reward - 20.0 * unexpected_changes)
 
 
-def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence[str]], reward: float,
+def efficiency_card(steps: Sequence[Mapping[str, Any]], reference_paths: Sequence[Sequence[str]], reward: float,
                     unexpected_changes: int = 0, critical: bool = False) -> EfficiencyCard:
     """The card of one execution. `reward` is the graded verifier reward before safety deductions.
 
@@ -233,7 +233,8 @@ def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence
     canon = [canonicalize(s.get("command") or "") for s in steps]
     kinds = [command_kind(s.get("command") or "") for s in steps]
     invalid = sum(is_invalid(s.get("exit_code"), s.get("output", "")) for s in steps)
-    redundant, seen = 0, {}
+    redundant = 0
+    seen: dict[str, Any] = {}  # canonical command -> its output since the last state change
     for c, kind, s in zip(canon, kinds, steps, strict=True):
         if c in seen and seen[c] == s.get("output", ""):
             redundant += 1
@@ -241,9 +242,11 @@ def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence
             seen = {}
         seen[c] = s.get("output", "")
     refs = [[canonicalize(c) for c in path] for path in reference_paths] or [[]]
+    distance: float  # an int, or NaN without reference paths
+    n_ref: float
     distance, n_ref = min((levenshtein(canon, ref), len(ref)) for ref in refs)
     if not reference_paths:
-        distance = n_ref = float("nan")  # type: ignore[assignment]
+        distance = n_ref = float("nan")
     n_query, n_state = kinds.count("query"), kinds.count("state")
     acted = n_query + n_state
     n_agent = len(steps)
@@ -255,7 +258,7 @@ def efficiency_card(steps: Sequence[Mapping], reference_paths: Sequence[Sequence
                           eff, q, q * eff)
 
 
-def steps_from_trajectory(trajectory: Trajectory) -> list[dict]:
+def steps_from_trajectory(trajectory: Trajectory) -> list[dict[str, Any]]:
     """Plain step dicts from a stored Trajectory; a tool call without a command becomes its JSON."""
     out = []
     for s in trajectory.steps:

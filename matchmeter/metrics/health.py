@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from matchmeter.errors import UserError
 from matchmeter.llm.pricing import PriceTable
@@ -63,7 +63,9 @@ def reprice(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path) -> tupl
     table = PriceTable.load(overrides=prices)
     custom = _custom_endpoint_configs(run_dirs)
     out = frame.copy()
-    usd, reasons = [], []
+    usd: list[float | None] = []
+    reasons: list[str | None] = []
+    row: Any  # a row namedtuple of the executions table
     for row in out.itertuples(index=False):
         tokens = TokenUsage(input=int(row.tokens_input), cached_input=int(row.tokens_cached_input),
                             output=int(row.tokens_output), reasoning=int(row.tokens_reasoning))

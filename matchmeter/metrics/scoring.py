@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
@@ -89,7 +89,7 @@ def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores"
     return [csv_path, json_path]
 
 
-def score_payload(report: ScoreReport) -> dict:  # type: ignore[type-arg]
+def score_payload(report: ScoreReport) -> dict[str, Any]:
     """What scores.json holds (and `score --json` prints): provenance, rows, exclusions, infra counts."""
     cal = report.calibration
     return {
@@ -121,6 +121,7 @@ def render_scores(report: ScoreReport, console: Console) -> None:
     table.add_column("n", justify="right")
     table.add_column("coverage")
     table.add_column("trust")
+    row: Any  # a row namedtuple of the scores table
     for row in report.scores.table.itertuples(index=False):
         cells = [f"{getattr(row, f'tq_{s}'):.2f} {getattr(row, f'aubqc_{s}'):.2f} {getattr(row, f'efr_{s}'):.2f}"
                  for s in ams.STRATA]
@@ -135,6 +136,7 @@ def render_scores(report: ScoreReport, console: Console) -> None:
         console.print(f"costs re-priced from stored token counts with price table {health.repriced_with}",
                       highlight=False, soft_wrap=True)
     for cfg, n in (health.infra_errors if health else {}).items():
+        assert health is not None  # infra_errors came from it
         console.print(f"[yellow]infrastructure failures:[/] {cfg}: {n} of {health.n_executions[cfg]} executions",
                       highlight=False, soft_wrap=True)
     for cfg, reason in report.scores.excluded.items():

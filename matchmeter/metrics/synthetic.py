@@ -61,7 +61,7 @@ def synthetic_conditions(n_targets: int = 4, n_tasks: int = 16, n_sources: int =
     rows = []
     for g in range(n_targets):
         for t in range(n_tasks):
-            units = [("original", None, 0.0), ("generic", None, 0.02)]
+            units: list[tuple[str, str | None, float]] = [("original", None, 0.0), ("generic", None, 0.02)]
             units += [("pooled", f"cfg{k:02d}", boost[g, t, k]) for k in range(n_sources)]
             for cond, source, lift in units:
                 for a in range(n_attempts):

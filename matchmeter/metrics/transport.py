@@ -43,10 +43,10 @@ def transport_table(df: pd.DataFrame, subject_col: str = "model") -> pd.DataFram
     if "exit_code_zero" in frame.columns:
         failed = frame.loc[frame["passed"] == 0]
         share = failed.assign(z=failed["exit_code_zero"].astype(float)).groupby([subject_col, "cell"])["z"].mean()
-        share = share.unstack("cell").reindex(columns=list(CELLS)) if not share.empty else pd.DataFrame(
+        wide = share.unstack("cell").reindex(columns=list(CELLS)) if not share.empty else pd.DataFrame(
             np.nan, index=out.index, columns=list(CELLS))
         for cell in CELLS:
-            out[f"exit0_wrong_{cell}"] = share[cell].reindex(out.index)
+            out[f"exit0_wrong_{cell}"] = wide[cell].reindex(out.index)
     return out.reset_index()
 
 

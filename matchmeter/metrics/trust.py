@@ -51,4 +51,4 @@ def trust_states(df: pd.DataFrame) -> dict[str, str]:
     probe = is_probe(df["task_id"])
     frame = pd.DataFrame({"cfg": df["configuration_id"].astype(str), "failed": ~trusted.astype(bool), "probe": probe})
     per = frame.groupby("cfg").agg(failed=("failed", "any"), probed=("probe", "any"))
-    return {cfg: UNTRUSTED if r.failed else (TRUSTED if r.probed else NOT_PROBED) for cfg, r in per.iterrows()}
+    return {str(cfg): UNTRUSTED if r.failed else (TRUSTED if r.probed else NOT_PROBED) for cfg, r in per.iterrows()}

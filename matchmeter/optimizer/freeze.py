@@ -93,7 +93,7 @@ def _as_description(task_id: str, entry: Entry, source: str | None, origin: str)
     if entry.fallback:  # the Original itself: same sha256, so executions are shared with the Original condition
         return Description(task_id=task_id, text=entry.text, sha256=entry.sha256, origin="original",
                            source_configuration=source)
-    return Description(task_id=task_id, text=entry.text, sha256=entry.sha256, origin=origin,  # type: ignore[arg-type]
+    return Description(task_id=task_id, text=entry.text, sha256=entry.sha256, origin=origin,
                        source_configuration=source, parent_sha256=entry.parent_sha256)
 
 

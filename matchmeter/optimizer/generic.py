@@ -8,7 +8,7 @@ and the task falls back to Original when none passes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from matchmeter.gate.rules import ReferenceKnowledge
 from matchmeter.gate.verdict import gate_candidates
@@ -16,8 +16,12 @@ from matchmeter.optimizer.records import GENERIC, Selection, UnitState
 from matchmeter.optimizer.rewriter import request_candidates
 from matchmeter.schema import TaskSpec, sha256_text
 
+if TYPE_CHECKING:
+    from matchmeter.gate.judge import Judge
+    from matchmeter.llm.protocols import LMClientLike
 
-def generic_unit(task: TaskSpec, rewriter: Any, judge: Any, *, n: int, votes: int,
+
+def generic_unit(task: TaskSpec, rewriter: LMClientLike, judge: Judge | None, *, n: int, votes: int,
                  knowledge: ReferenceKnowledge | None = None) -> UnitState:
     """Rewrite from the public description, gate every candidate, keep the first that passes."""
     original = task.instruction

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
@@ -33,8 +34,11 @@ from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
 from matchmeter.runner.context import executor_session, progress_bar
-from matchmeter.runner.store import atomic_write_text
 from matchmeter.schema import TaskSpec, canonical_json
+
+if TYPE_CHECKING:
+    from matchmeter.llm.client import LMClient
+    from matchmeter.llm.protocols import LMClientLike
 
 
 class OptimizeRequest(BaseModel):
@@ -103,7 +107,7 @@ def _stub(request: OptimizeRequest, source: SourceRun) -> Iterator[Any]:
         yield stub
 
 
-def _client(role: str, request: OptimizeRequest, stub_url: str | None, spend: Any = None):  # type: ignore[no-untyped-def]
+def _client(role: str, request: OptimizeRequest, stub_url: str | None, spend: SpendLedger | None = None) -> LMClient:
     from matchmeter.llm.client import LMClient
     from matchmeter.llm.pricing import PriceTable
 
@@ -187,7 +191,8 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
     return summary
 
 
-def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Any, width: int, advance: Any) -> None:
+def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Callable[[TaskSpec, str], object], width: int,
+                      advance: Callable[[str], None]) -> None:
     """Run the units `width` at a time; each finished unit is stored at once (resumable). The first failure
     (spend cap, bad input, Ctrl-C) stops scheduling; units already running finish, then it is raised."""
     if width == 1:
@@ -208,7 +213,8 @@ def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Any, width: int, a
         pool.shutdown(wait=True)
 
 
-def _run_unit(task, src, source, side, rewriter, judge, request) -> UnitState:  # type: ignore[no-untyped-def]
+def _run_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: LMClientLike, judge: Judge,
+              request: OptimizeRequest) -> UnitState:
     knowledge = ReferenceKnowledge.of_task(task)
     if src == GENERIC:
         return generic_unit(task, rewriter, judge, n=request.candidates, votes=request.judge_votes, knowledge=knowledge)

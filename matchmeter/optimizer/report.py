@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -22,6 +22,10 @@ from matchmeter.gate.rules import ReferenceKnowledge, check_rules, contract_of
 from matchmeter.optimizer.freeze import FrozenSet
 from matchmeter.optimizer.records import GENERIC, UnitState
 from matchmeter.schema import TaskSpec
+
+if TYPE_CHECKING:
+    from matchmeter.llm.client import LMClient
+    from matchmeter.optimizer.sourceside import SourceSide
 
 
 class OptimizeSummary(BaseModel):
@@ -41,7 +45,9 @@ class OptimizeSummary(BaseModel):
     generic_selected: int = 0
     generic_fell_back: int = 0
     source_side_executions: int = 0
-    source_side_cost_usd: float = 0.0
+    source_side_cost_usd: float | None = Field(0.0, description="USD of the source-side executions; None when any is unpriced.")
+    source_side_cost_null_reason: str | None = None
+    source_side_unpriced: int = Field(0, description="Source-side executions whose cost is unknown.")
     lm_calls: int = Field(0, description="HTTP calls of the rewriter and judge in this invocation.")
     lm_cache_hits: int = 0
     lm_spend_usd: float = Field(0.0, description="New rewriter + judge spend in this invocation (cache hits cost 0).")
@@ -72,11 +78,13 @@ def drift_audit(frozen: FrozenSet, tasks: list[TaskSpec]) -> list[str]:
 
 
 def summarize(states: list[UnitState], frozen: FrozenSet, path: Path, tasks: list[TaskSpec], *, units_run: int,
-              units_skipped: int, clients: tuple[Any, ...], source_side: Any, warnings: list[str]) -> OptimizeSummary:
+              units_skipped: int, clients: tuple[LMClient, ...], source_side: SourceSide, warnings: list[str]) -> OptimizeSummary:
     s = OptimizeSummary(descset=str(path.parent), descriptions_json=str(path), digest=frozen.digest,
                         simulated=frozen.simulated, units_run=units_run, units_skipped=units_skipped,
                         warnings=warnings, source_side_executions=source_side.executed,
-                        source_side_cost_usd=round(source_side.cost_usd, 6))
+                        source_side_cost_usd=None if (usd := source_side.cost.usd) is None else round(usd, 6),
+                        source_side_cost_null_reason=source_side.cost.null_reason,
+                        source_side_unpriced=source_side.unpriced)
     for state in states:
         s.generated += len(state.rewrite.candidates)
         s.unparsable_rewrites += int(state.rewrite.parse_error is not None)

@@ -11,7 +11,7 @@ the parsing; both prompts are in prompts.py.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,6 +20,9 @@ from matchmeter.gate.judge import extract_json
 from matchmeter.optimizer.prompts import rewrite_messages
 from matchmeter.optimizer.records import Candidate, RewriteOutcome, lineage_id
 from matchmeter.schema import ExecutionResult, Trajectory, sha256_text
+
+if TYPE_CHECKING:
+    from matchmeter.llm.protocols import LMClientLike
 
 OUTPUT_HEAD, OUTPUT_TAIL, MAX_STEPS = 400, 200, 40
 
@@ -69,7 +72,7 @@ def parse_candidates(text: str, n: int) -> tuple[RewriterReply | None, str | Non
     return RewriterReply(diagnosis=reply.diagnosis, candidates=reply.candidates[:n]), None
 
 
-def request_candidates(client: Any, *, task_id: str, source: str, original: str, attempt: str | None, n: int,
+def request_candidates(client: LMClientLike, *, task_id: str, source: str, original: str, attempt: str | None, n: int,
                        origin: str = "optimized") -> RewriteOutcome:
     """One rewriter call → candidates with lineage ids; failures are recorded in `parse_error`."""
     messages = rewrite_messages(original, attempt, n)
@@ -83,7 +86,7 @@ def request_candidates(client: Any, *, task_id: str, source: str, original: str,
     candidates = [
         Candidate(candidate_id=lineage_id(task_id, source, parent, i), task_id=task_id, source=source,
                   parent_sha256=parent, index=i, text=c.text.strip() + "\n", sha256=sha256_text(c.text.strip() + "\n"),
-                  rationale=c.rationale, origin=origin, model=model, cost_usd=reply.cost.usd)  # type: ignore[arg-type]
+                  rationale=c.rationale, origin=origin, model=model, cost_usd=reply.cost.usd)
         for i, c in enumerate(parsed.candidates if parsed else [])
     ]
     return RewriteOutcome(model=model, messages=messages, reply_text=reply.text,

@@ -22,7 +22,8 @@ def score(results: Sequence[ExecutionResult]) -> DescriptionScore:
     if not results:
         raise ValueError("no source-side executions to score")
     costs = [r.cost.usd for r in results]
-    cost = None if any(c is None for c in costs) else sum(costs) / len(costs)  # type: ignore[arg-type]
+    known = [c for c in costs if c is not None]
+    cost = sum(known) / len(known) if len(known) == len(costs) else None
     return DescriptionScore(reward=sum(r.reward for r in results) / len(results), cost_usd=cost, n=len(results),
                             execution_keys=sorted(r.execution_key for r in results))
 

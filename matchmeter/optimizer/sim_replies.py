@@ -30,9 +30,18 @@ import re
 from typing import Any
 
 from matchmeter.gate.commands import NUMBERED
-from matchmeter.gate.contract import clauses, extract_contract, formats_in, literals_in, numbers_in, paths_in
+from matchmeter.gate.contract import (
+    ContractItem,
+    clauses,
+    extract_contract,
+    formats_in,
+    literals_in,
+    numbers_in,
+    paths_in,
+)
 from matchmeter.gate.rules import literal_count
-from matchmeter.llm.stub_server import StubReply, StubServer
+from matchmeter.llm.stub_replies import StubReply
+from matchmeter.llm.stub_server import StubServer
 
 SIM_REWRITER, SIM_JUDGE = "sim/rewriter", "sim/judge"
 MAX_RATIO = 2.9
@@ -127,7 +136,7 @@ def rewriter_reply(request: dict[str, Any]) -> StubReply:
     return StubReply(text=json.dumps({"diagnosis": diagnosis, "candidates": candidates}), simulated=True)
 
 
-def _present(item: Any, original: str, candidate: str) -> bool:
+def _present(item: ContractItem, original: str, candidate: str) -> bool:
     """String checks with the rules' normalisation; prohibitions, scope and requirements are not checked."""
     flat = " ".join(candidate.split())
     if item.kind == "path":

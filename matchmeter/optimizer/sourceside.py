@@ -14,7 +14,7 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matchmeter import __version__
 from matchmeter.errors import UserError
@@ -26,7 +26,19 @@ from matchmeter.optimizer.select import score, select
 from matchmeter.runner.context import RunContext, RunSpec
 from matchmeter.runner.executor import ExecutionPlan
 from matchmeter.runner.store import RunStore
-from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec, Trajectory
+from matchmeter.schema import (
+    Configuration,
+    Cost,
+    Description,
+    ExecutionResult,
+    RunManifest,
+    TaskSpec,
+    Trajectory,
+)
+
+if TYPE_CHECKING:
+    from matchmeter.gate.judge import Judge
+    from matchmeter.llm.protocols import LMClientLike
 
 
 @dataclass
@@ -131,7 +143,8 @@ class SourceSide:
 
     context: RunContext
     executed: int = 0
-    cost_usd: float = 0.0
+    cost: Cost = field(default_factory=lambda: Cost(usd=0.0))  # None (with its reason) once one is unpriced
+    unpriced: int = 0  # executions whose cost is unknown
     _lock: threading.Lock = field(default_factory=threading.Lock)  # units run side by side (optimize --concurrency)
 
     @property
@@ -148,8 +161,7 @@ class SourceSide:
         items = plan.unique()
         new = self.context.execute(items)
         with self._lock:
-            self.executed += len(new)
-            self.cost_usd += sum(r.cost.usd or 0.0 for r in new)
+            self.account(new)
         by_sha: dict[str, list[ExecutionResult]] = {}
         for item in items:
             result = ExecutionResult.model_validate_json(
@@ -157,8 +169,15 @@ class SourceSide:
             by_sha.setdefault(item.description.sha256, []).append(result)
         return by_sha
 
+    def account(self, results: list[ExecutionResult]) -> None:
+        """Count new executions and add their cost; an unknown cost makes the total unknown, never +0."""
+        self.executed += len(results)
+        for r in results:
+            self.cost = self.cost + r.cost
+            self.unpriced += int(r.cost.usd is None)
 
-def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: Any, judge: Any, *,
+
+def source_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: LMClientLike, judge: Judge | None, *,
                 n: int, votes: int, knowledge: ReferenceKnowledge) -> UnitState:
     """One (task, source) unit: rewrite from the source trajectory, gate, run eligible on the source, select."""
     original = task.instruction

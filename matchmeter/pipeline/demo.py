@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -31,6 +32,11 @@ from matchmeter.report.render import render_tables
 from matchmeter.runner.agents.adapters import adapter_class
 from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from matchmeter.schema import Configuration
 
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 SOURCES = ("sloppy", "explorer")
@@ -55,7 +61,7 @@ class DemoRequest(BaseModel):
     scope: str = Field("demo", description="demo (a 12-task slice of Core), core (30 tasks) or full (the suite).")
     tasks: list[str] = Field(default_factory=list, description="Explicit task ids (overrides scope; tests use 3).")
 
-    def run_filter(self) -> dict:  # type: ignore[type-arg]
+    def run_filter(self) -> dict[str, Any]:
         """RunRequest fields that select the demo's tasks."""
         if self.scope not in SCOPES:
             raise UserError(f"unknown demo scope {self.scope!r}", "--scope", f"choose one of {', '.join(SCOPES)}")
@@ -64,7 +70,7 @@ class DemoRequest(BaseModel):
         return {"only": list(DEMO_TASKS) if self.scope == "demo" else [], "core": self.scope == "core"}
 
 
-def choose_backend(asked: str | None, console) -> str:  # type: ignore[no-untyped-def]
+def choose_backend(asked: str | None, console: Console) -> str:
     if asked:
         return asked
     if shutil.which("bwrap"):
@@ -74,20 +80,23 @@ def choose_backend(asked: str | None, console) -> str:  # type: ignore[no-untype
     return "local"
 
 
-def _step(console, n: int, text: str) -> float:  # type: ignore[no-untyped-def]
+def _step(console: Console, n: int, text: str) -> float:
     console.rule(f"[bold]{n}/5 {text}")
     return time.monotonic()
 
 
-def _run_name(config) -> str:  # type: ignore[no-untyped-def]
+def _run_name(config: Configuration) -> str:
     """`original-<persona>` for the bash agent (as before), `original-<persona>-<agent>` for a CLI."""
-    persona = config.model.split("/")[-1]
+    persona = (config.model or "").split("/")[-1]  # every demo configuration names a sim model
     return f"original-{persona}" if config.agent.name == "bash" else f"original-{persona}-{config.agent.name}"
 
 
-def ensure_cli(agent: str, console) -> None:  # type: ignore[no-untyped-def]
+def ensure_cli(agent: str, console: Console) -> None:
     """Install the CLI into the cache venv before any trial needs it, saying so (about a minute, once)."""
-    spec = adapter_class(agent).profile().install  # type: ignore[union-attr]
+    cls = adapter_class(agent)
+    if cls is None:  # not a CLI adapter: nothing to install
+        return
+    spec = cls.profile().install
     if spec.kind != "pypi" or installed_executable(spec.package, spec.version, spec.executable):
         return
     console.print(f"installing {spec.package}=={spec.version} from PyPI into the CLI cache (about a minute, once)…")
@@ -96,7 +105,7 @@ def ensure_cli(agent: str, console) -> None:  # type: ignore[no-untyped-def]
     console.print(f"installed {spec.executable} in {time.monotonic() - started:.0f}s")
 
 
-def run_demo(request: DemoRequest, console) -> Path:  # type: ignore[no-untyped-def]
+def run_demo(request: DemoRequest, console: Console) -> Path:
     """Run every stage; return the report path."""
     out = Path(request.out)
     backend = choose_backend(request.backend, console)

@@ -17,19 +17,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from matchmeter import __version__
-from matchmeter.atomicfile import atomic_path
+from matchmeter.atomicfile import atomic_path, atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.store import RunStore, atomic_write_text
+from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ALL_CONDITIONS = ("original", "self", "cross", "pooled", "adapted1", "generic")
 
@@ -50,7 +53,7 @@ class EvaluateRequest(BaseModel):
     executor: str = Field("local", description="Where trials run: local (thread pool) or ray (docs/ray.md).")
     ray_address: str | None = Field(None, description="With executor ray: the cluster's HOST:PORT.")
 
-    def binding(self, frozen: FrozenSet) -> dict:  # type: ignore[type-arg]
+    def binding(self, frozen: FrozenSet) -> dict[str, Any]:
         return {"descriptions_digest": frozen.digest, "seeds": self.seeds, "attempts": self.attempts,
                 "backend": self.backend}
 
@@ -239,7 +242,7 @@ def parse_target(spec: str, options: dict[str, str] | None = None) -> Configurat
     return configuration_from_flags(agent, model or None, options=reach or None)
 
 
-def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console) -> None:  # type: ignore[no-untyped-def]
+def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console: Console) -> None:
     """Print what ran and, with a calibration, the per-condition tables (also written as CSV/JSON)."""
     console.print(f"evaluation {summary.run_dir}: {summary.units} condition units, planned {summary.planned} "
                   f"executions, executed {summary.executed}, reused {summary.skipped} "

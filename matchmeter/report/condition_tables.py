@@ -10,7 +10,7 @@ reason in the table notes, never silently.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
@@ -136,7 +136,8 @@ def table4(per_pair: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
     present = [c for c in ("original", "generic", "self") if c in set(per_pair["condition"])]
     wide = per_pair.loc[per_pair["condition"].isin(present)].pivot(index="configuration_id", columns="condition",
                                                                   values=["mean_reward", "ams"])
-    wide.columns = [f"{m}_{c}" for m, c in wide.columns]
+    pairs = cast("list[tuple[str, str]]", list(wide.columns))  # (measure, condition) after the pivot
+    wide.columns = [f"{m}_{c}" for m, c in pairs]
     cols = [f"{m}_{c}" for c in present for m in ("mean_reward", "ams")]
     out = wide.reindex(columns=cols)
     for c in present[1:]:

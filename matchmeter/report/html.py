@@ -185,6 +185,7 @@ def summary_line(summary: ReportSummary) -> str:
     if health is not None and health.repriced_with:
         line += f"\ncosts re-priced from stored token counts with price table {health.repriced_with}"
     for cfg, n in (health.infra_errors if health else {}).items():
+        assert health is not None  # infra_errors came from it
         line += f"\ninfrastructure failures: {cfg}: {n} of {health.n_executions[cfg]} executions"
         if cfg in health.excluded:
             line += " (left out of the report: mostly infrastructure failures)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,8 +121,8 @@ def budget_quality(bq: pd.DataFrame, colors: dict[str, str]) -> str:
         for cfg, rows in part.groupby("configuration_id", sort=False):
             rows = rows.sort_values("budget_usd")
             pts = " ".join(f"{ax.x(b):.1f},{ax.y(v):.1f}" for b, v in zip(rows["budget_usd"], rows["reward_share"], strict=True))
-            body.append(f'<polyline points="{pts}" fill="none" stroke="{colors[cfg]}" stroke-width="2"/>')
-            body += [f'<circle cx="{ax.x(b):.1f}" cy="{ax.y(v):.1f}" r="2.5" fill="{colors[cfg]}"/>'
+            body.append(f'<polyline points="{pts}" fill="none" stroke="{colors[str(cfg)]}" stroke-width="2"/>')
+            body += [f'<circle cx="{ax.x(b):.1f}" cy="{ax.y(v):.1f}" r="2.5" fill="{colors[str(cfg)]}"/>'
                      for b, v in zip(rows["budget_usd"], rows["reward_share"], strict=True)]
     names = [c for c in colors if c in set(bq["configuration_id"])]
     width = 50 + len(strata) * (w + pad)
@@ -141,6 +141,7 @@ def ams_bars(t1: pd.DataFrame, colors: dict[str, str]) -> str:
     for t in nice_ticks(0, 1, 5):
         body.append(f'<line x1="{ax.x(t):.1f}" y1="{ax.top}" x2="{ax.x(t):.1f}" y2="{ax.top + ax.height}" stroke="#e3e3e3"/>')
         body.append(text(ax.x(t), ax.top + ax.height + 14, fmt(t), 10, "middle"))
+    r: Any  # a row namedtuple of the scores table
     for k, r in enumerate(rows.itertuples(index=False)):
         y = ax.top + k * bar_h
         cfg = r.configuration_id
@@ -169,6 +170,7 @@ def frontier(fr: pd.DataFrame, colors: dict[str, str]) -> str:
     line = " ".join([f"{ax.x(0):.1f},{ax.y(0):.1f}"] + [f"{ax.x(c):.1f},{ax.y(r):.1f}" for c, r in
                                                        zip(hull["mean_cost_usd"], hull["mean_reward"], strict=True)])
     body.append(f'<polyline points="{line}" fill="none" stroke="#444" stroke-dasharray="5 3" stroke-width="1.5"/>')
+    r: Any  # a row namedtuple of the frontier table
     for r in pts.itertuples(index=False):
         x, y = ax.x(r.mean_cost_usd), ax.y(r.mean_reward)
         body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="{colors[r.configuration_id]}" '

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from matchmeter.metrics import ams
 from matchmeter.metrics.conditions import core_fidelity as fidelity
@@ -142,7 +142,7 @@ def budget_quality(ctx: ReportContext) -> pd.DataFrame:
 
     f = ctx.original.loc[ctx.original["cost_usd"].notna().groupby(ctx.original["configuration_id"]).transform("all")]
     f = f.assign(stratum=f["task_id"].map(ctx.cuts.task_strata))
-    rows = []
+    rows: list[dict[str, Any]] = []
     for s in ams.STRATA:
         part = f.loc[f["stratum"] == s]
         if part.empty:

@@ -17,16 +17,17 @@ Pages: /                     runs, configurations (trust, coverage of the run's 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from matchmeter.metrics.trust import trust_states
 from matchmeter.report.viewdata import Library, Run, audit_records, execution_detail, open_library, read_json
 
 if TYPE_CHECKING:
     import pandas as pd
-    from flask import Flask
+    from flask import Flask, Response
+    from werkzeug.serving import BaseWSGIServer
 
 HOST = "127.0.0.1"
 GRID_TASKS_PER_PAGE = 40
@@ -76,7 +77,8 @@ def grid_model(run: Run, page: int) -> dict[str, Any]:
     part = ok.loc[ok["task_id"].astype(str).isin(shown)]
     cells = part.groupby(["configuration_id", "task_id"]).agg(r=("reward", "mean"), n=("reward", "size"))
     configs = sorted(ok["configuration_id"].astype(str).unique())
-    grid = {(c, t): (float(v.r), int(v.n)) for (c, t), v in cells.iterrows()}
+    grid = {(str(key[0]), str(key[1])): (float(v.r), int(v.n))
+            for key, v in cast("Iterator[tuple[tuple[str, str], Any]]", cells.iterrows())}
     return {"configs": configs, "tasks": shown, "grid": grid, "pg": pg, "errors": idx.loc[idx["error"] != ""]}
 
 
@@ -92,7 +94,7 @@ def executions_model(run: Run, cfg: str, task: str, page: int) -> dict[str, Any]
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: (None if _isnan(v) else v) for k, v in row.items()} for row in df.to_dict("records")]
+    return [{str(k): (None if _isnan(v) else v) for k, v in row.items()} for row in df.to_dict("records")]
 
 
 def _isnan(v: Any) -> bool:
@@ -110,7 +112,7 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def step_rows(steps: list[dict]) -> list[dict[str, Any]]:
+def step_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Steps with duration, tokens and cost flattened for the template."""
     from datetime import datetime
 
@@ -205,7 +207,7 @@ def create_app(lib: Library) -> Flask:
         return render_template("calibration.html", name=name, cal=doc if isinstance(doc, dict) else None, error=error)
 
     @app.after_request
-    def no_outside(resp):  # type: ignore[no-untyped-def]
+    def no_outside(resp: Response) -> Response:
         # the browser itself refuses anything from another origin, should a stored text ever carry a URL
         resp.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'"
         resp.headers["Cache-Control"] = "no-store"
@@ -214,7 +216,7 @@ def create_app(lib: Library) -> Flask:
     return app
 
 
-def make_server(paths: Sequence[Path], port: int = 0):  # type: ignore[no-untyped-def]
+def make_server(paths: Sequence[Path], port: int = 0) -> BaseWSGIServer:
     """A ready (not yet serving) threaded server on 127.0.0.1; port 0 picks a free one (`server.port`)."""
     import logging
 
@@ -224,7 +226,7 @@ def make_server(paths: Sequence[Path], port: int = 0):  # type: ignore[no-untype
     return werkzeug_server(HOST, port, create_app(open_library(paths)), threaded=True)
 
 
-def serve(paths: Sequence[Path], port: int, announce) -> None:  # type: ignore[no-untyped-def]
+def serve(paths: Sequence[Path], port: int, announce: Callable[[str], None]) -> None:
     """Serve until Ctrl-C; `announce(url)` is called once the socket listens."""
     server = make_server(paths, port)
     announce(f"http://{HOST}:{server.port}/")

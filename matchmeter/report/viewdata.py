@@ -50,10 +50,10 @@ class Run:
     root: Path
     _index: pd.DataFrame | None = None
     _stamp: float = -1.0
-    _descriptions: dict[str, dict] | None = None
+    _descriptions: dict[str, dict[str, Any]] | None = None
 
     @property
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         doc, _ = read_json(self.root / "manifest.json")
         return doc if isinstance(doc, dict) else {}
 
@@ -109,7 +109,7 @@ class Library:
     calibrations: dict[str, Path] = field(default_factory=dict)
 
 
-def _unique(name: str, taken: dict) -> str:
+def _unique(name: str, taken: dict[str, Any]) -> str:
     out, n = name, 2
     while out in taken:
         out, n = f"{name}-{n}", n + 1
@@ -145,11 +145,11 @@ def open_library(paths: Sequence[Path]) -> Library:
 # ------------------------------------------------------------------ descriptions
 
 
-def description_texts(lib: Library, run: Run) -> dict[str, dict]:
+def description_texts(lib: Library, run: Run) -> dict[str, dict[str, Any]]:
     """sha256 → {text, origin, source, where} from the run's tasks (Original) and every description set given."""
     if run._descriptions is not None:
         return run._descriptions
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, descset in lib.descsets.items():
         doc, _ = read_json(descset / "descriptions.json")
         for task_id, entry in ((doc or {}).get("tasks") or {}).items() if isinstance(doc, dict) else []:
@@ -166,7 +166,7 @@ def description_texts(lib: Library, run: Run) -> dict[str, dict]:
     return out
 
 
-def _original_texts(run: Run) -> dict[str, dict]:
+def _original_texts(run: Run) -> dict[str, dict[str, Any]]:
     paths = [Path(p) for p in (run.manifest.get("request") or {}).get("tasks", []) or []]
     try:
         tasks = load_tasks(paths)
@@ -214,7 +214,7 @@ def audit_records(descset: Path) -> list[dict[str, Any]]:
     """One record per gated candidate (and per unparsable rewrite), from the state files as plain JSON."""
     import difflib
 
-    records = []
+    records: list[dict[str, Any]] = []
     for path in sorted((descset / "state").glob("*/*.json")):
         state, error = read_json(path)
         if not isinstance(state, dict):

@@ -9,12 +9,15 @@ from __future__ import annotations
 import tempfile
 import uuid
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.runner.context import RunSpec
 from matchmeter.runner.executor import plan_cross_product
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.schema import Description, ExecutionResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class CheckRow(NamedTuple):
@@ -50,7 +53,7 @@ def run_checks(paths: list[Path], backend: str, seeds: int, concurrency: int, on
             for t in tasks for s in range(seeds)]
 
 
-def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str], console,  # type: ignore[no-untyped-def]
+def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, only: list[str], console: Console,
                 base_aliases: dict[str, str] | None = None, executor: str = "local",
                 ray_address: str | None = None) -> bool:
     from rich.table import Table

@@ -28,7 +28,7 @@ from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, ExecutionResult, TaskSpec
 
 if TYPE_CHECKING:
-    from matchmeter.llm.meter import RunLedger
+    from matchmeter.llm.protocols import RunLedger
     from matchmeter.runner.executor import ApiBaseFor, OnResult, PlannedExecution
 
 

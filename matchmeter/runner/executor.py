@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchmeter.errors import SpendCapReached
-from matchmeter.llm.meter import RunLedger
+from matchmeter.llm.protocols import RunLedger
 from matchmeter.runner.atif import builtin_agent_version, to_atif
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key

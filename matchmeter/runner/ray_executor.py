@@ -30,6 +30,7 @@ import contextlib
 import fcntl
 import io
 import json
+import logging
 import os
 import shutil
 import tarfile
@@ -45,7 +46,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from matchmeter.errors import InfraError, SpendCapReached, UserError
-from matchmeter.llm.meter import RunLedger
+from matchmeter.llm.protocols import RunLedger
 from matchmeter.llm.spend import SpendLedger
 from matchmeter.runner.executor import (
     ApiBaseFor,
@@ -150,7 +151,7 @@ def connected(address: str | None) -> Iterator[None]:
         yield
         return
     try:
-        ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", logging_level="ERROR",
+        ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", logging_level=logging.ERROR,
                  log_to_driver=False, configure_logging=False)
     except ConnectionError as exc:
         raise UserError(f"cannot reach a Ray cluster: {str(exc).splitlines()[0]}", address or "RAY_ADDRESS",
@@ -165,7 +166,7 @@ def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | No
     """Refuse before anything runs: no node offers the backend, or none fits a task's CPU/memory.
     Returns the CPUs of the nodes that offer it."""
     resource = backend_resource(backend_name)
-    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    nodes = [n for n in ray.nodes() if n.get("Alive")]  # type: ignore[no-untyped-call]  # ray leaves nodes() unannotated
     offering = [n["Resources"] for n in nodes if n["Resources"].get(resource, 0) >= 1]
     where = address or "the Ray cluster"
     if not offering:
@@ -178,7 +179,7 @@ def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | No
             raise UserError(f"task {task.id} needs {env.cpus:g} CPUs and {env.memory_mb} MB, and no Ray node with"
                             f" the {backend_name!r} backend has that much", where,
                             "add a bigger worker node, or run that task with the local executor")
-    return sum(r.get("CPU", 0) for r in offering)
+    return float(sum(r.get("CPU", 0) for r in offering))
 
 
 def _drive(todo: list[PlannedExecution], submit: Any, window: int, store: RunStore,
@@ -259,7 +260,7 @@ def _spend_bank(ledger: RunLedger | None) -> Any:
     if ledger is None:
         return None
     node = ray.get_runtime_context().get_node_id()
-    return _SpendBank.options(
+    return _SpendBank.options(  # type: ignore[attr-defined]  # @ray.remote adds options() at run time
         num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False),
     ).remote(str(getattr(ledger, "path", "") or ""), getattr(ledger, "cap_usd", None),
              float(getattr(ledger, "spent_usd", 0.0)))
@@ -284,6 +285,9 @@ class _SpendBank:
     def charge(self, usd: float | None) -> None:
         self.ledger.charge(usd)
 
+    def totals(self) -> tuple[float, int]:
+        return self.ledger.spent_usd, self.ledger.unpriced_calls
+
 
 # ------------------------------------------------------------------ worker
 
@@ -301,6 +305,14 @@ class _RemoteLedger:
 
     def charge(self, usd: float | None) -> None:
         ray.get(self.bank.charge.remote(usd))
+
+    @property
+    def spent_usd(self) -> float:
+        return float(ray.get(self.bank.totals.remote())[0])
+
+    @property
+    def unpriced_calls(self) -> int:
+        return int(ray.get(self.bank.totals.remote())[1])
 
 
 # Per worker process: backends preflighted here, the gateway of the run this process serves.

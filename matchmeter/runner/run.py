@@ -114,7 +114,7 @@ def _bind_store(store: RunStore, request: RunRequest, tasks: list[TaskSpec]) -> 
 PROCEDURAL_FIELDS = ("resume", "concurrency", "spend_cap_usd", "retry_failed", "prices", "executor", "ray_address")
 
 
-def _what_runs(request: dict) -> dict:  # type: ignore[type-arg]
+def _what_runs(request: dict[str, Any]) -> dict[str, Any]:
     """Configurations compare by digest: a resume may point a model at another endpoint or key variable."""
     what = {k: v for k, v in request.items() if k not in PROCEDURAL_FIELDS}
     what["configurations"] = [Configuration.model_validate(c).digest() for c in what.get("configurations", [])]

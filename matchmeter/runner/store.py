@@ -26,6 +26,7 @@ import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from matchmeter.atomicfile import atomic_path, atomic_write_bytes, atomic_write_text, fsync_dir
 from matchmeter.errors import UserError
@@ -154,7 +155,7 @@ class RunStore:
         (path / "logs").mkdir(parents=True)
         return path
 
-    def commit(self, staging: Path, result: ExecutionResult, trajectory_json: str, atif: dict) -> Path:
+    def commit(self, staging: Path, result: ExecutionResult, trajectory_json: str, atif: dict[str, Any]) -> Path:
         """Write the result files into the staging dir, redact secrets, then move the whole execution into place."""
         atomic_write_text(staging / "trajectory.json", trajectory_json)
         atomic_write_text(staging / "trajectory.atif.json", json.dumps(atif, indent=2, default=str))

@@ -24,10 +24,10 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached
-from matchmeter.runner.agents import get_agent
+from matchmeter.runner.agents import Agent, get_agent
 from matchmeter.runner.agents.adapters import cli_install, host_paths, needs_network, pypi_spec
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession, GatewayAccess
@@ -49,7 +49,7 @@ from matchmeter.tasks.loader import verify_support_files
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
-    from matchmeter.llm.meter import RunLedger
+    from matchmeter.llm.protocols import RunLedger
 
 ZERO_ON_FAILURE = {"agent_timeout", "budget_exceeded", "model_mismatch", "agent_error"}
 # The verifier runs git in a repository whose config the agent wrote: command-line config (which outranks
@@ -188,7 +188,7 @@ def _create_sandbox(req: TrialRequest) -> _Live:
         raise
 
 
-def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Any:
+def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Agent:
     """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
     task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
     if task.environment.setup is not None:  # a Harbor/TB2 task's state comes from its Dockerfile alone
@@ -237,7 +237,7 @@ def _settle_gateway(req: TrialRequest, live: _Live, agent_failure: MatchmeterErr
     return settle_execution(req.gateway, live.session, req.logs_dir, agent_failure)
 
 
-def _agent_phase(req: TrialRequest, live: _Live, agent: Any) -> MatchmeterError | None:
+def _agent_phase(req: TrialRequest, live: _Live, agent: Agent) -> MatchmeterError | None:
     """Run the agent under its deadline; return the agent's own failure (budget, timeout, error) if any."""
     assert live.session is not None
     live.session.limit_s = min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
@@ -319,7 +319,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         phases.end()
         result.reward = apply_deductions(graded, result.safety_findings)
         if agent_failure is not None:
-            result.failure_mode = agent_failure.failure_mode  # type: ignore[assignment]
+            result.failure_mode = agent_failure.failure_mode
             result.error = str(agent_failure)
             if agent_failure.failure_mode in ZERO_ON_FAILURE:
                 result.reward = 0.0
@@ -327,7 +327,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         raise  # not a result: the run stops here and this execution reruns on resume
     except MatchmeterError as exc:
         phases.end()
-        result.failure_mode, result.error, result.reward = exc.failure_mode, str(exc), 0.0  # type: ignore[assignment]
+        result.failure_mode, result.error, result.reward = exc.failure_mode, str(exc), 0.0
     except Exception as exc:  # noqa: BLE001 - a trial records every error instead of crashing the run
         phases.end()
         result.failure_mode, result.reward = "infra_error", 0.0

@@ -6,7 +6,7 @@ cli.py parses options and calls these; they load through the loader and render w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import load_tasks
@@ -39,11 +39,13 @@ def list_tasks(paths: list[Path], core: bool, console: Any) -> list[dict[str, An
 
     rows = task_rows(load_tasks(paths, core=core))
     table = Table(title=f"{len(rows)} task(s)" + (" (core)" if core else ""))
-    for name, justify in (("id", "left"), ("family", "left"), ("category", "left"), ("difficulty", "left"),
-                          ("#subgoals", "right"), ("#ref paths", "right"), ("budgets", "left")):
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("id", "left"), ("family", "left"), ("category", "left"), ("difficulty", "left"), ("#subgoals", "right"),
+        ("#ref paths", "right"), ("budgets", "left"))
+    for name, justify in columns:
         # ids are what users copy into --task: never cut or wrapped, whatever the terminal (or pipe) width
         table.add_column(name, justify=justify, no_wrap=name == "id", min_width=max((len(r["id"]) for r in rows),
-                         default=2) if name == "id" else None)  # type: ignore[arg-type]
+                         default=2) if name == "id" else None)
     for r in rows:
         table.add_row(r["id"], r["family"], r["category"], r["difficulty"], str(r["subgoals"]),
                       str(r["reference_paths"]), r["budgets"])

@@ -132,7 +132,8 @@ def _matchmeter_body(task: TaskSpec) -> str:
         header = _HEADER.match(line)
         if header and not line.lstrip().startswith("#"):
             in_ours = header.group(3).startswith(MM_TABLE)
-        if in_ours and not (_KEY.match(line) and _KEY.match(line).group(1) == "setup"):  # type: ignore[union-attr]
+        key = _KEY.match(line)
+        if in_ours and not (key and key.group(1) == "setup"):
             keep.append(line)
     return "\n".join(keep) + "\n" if keep else ""
 

@@ -88,7 +88,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 
 def _instruction(meta: dict[str, Any], path: Path) -> str:
     if isinstance(meta.get("instruction"), str) and meta["instruction"].strip():
-        return meta["instruction"].strip() + "\n"
+        return str(meta["instruction"]).strip() + "\n"
     for entry in meta.get("descriptions") or []:  # TB1 before the `instruction` key
         if isinstance(entry, dict) and entry.get("key", "base") == "base" and entry.get("description"):
             return str(entry["description"]).strip() + "\n"

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from matchmeter.errors import UserError
 from matchmeter.schema import TaskSpec
@@ -194,7 +195,7 @@ def _known_keys(loc: tuple[Any, ...]) -> list[str]:
     return [k for k in model.model_fields if k not in COMPUTED_KEYS]
 
 
-def _problem(err: dict[str, Any]) -> tuple[str, str]:
+def _problem(err: ErrorDetails) -> tuple[str, str]:
     """(what, fix) for one pydantic error, e.g. ('subgoals[1].weight must be > 0 (got -1)', 'fix the weight')."""
     loc = tuple(err["loc"])
     where = _loc_text(loc)

@@ -54,3 +54,22 @@ def test_score_is_the_mean_over_seeds_and_unknown_cost_stays_unknown():
     assert sc.cost_usd == pytest.approx(0.03)
     assert sc.n == 2
     assert score([_result(1.0, 0.02, "k1"), _result(1.0, None, "k2")]).cost_usd is None
+
+
+def test_source_side_cost_of_an_unpriced_execution_is_unknown_never_zero(tmp_path):
+    from matchmeter.cli import _cost_text
+    from matchmeter.optimizer.sourceside import SourceSide
+    from matchmeter.runner.context import RunContext, RunSpec
+    from matchmeter.runner.sandbox import get_backend
+    from matchmeter.runner.store import RunStore
+
+    spec = RunSpec(out=tmp_path, backend="local", configurations=[], tasks=[])
+    side = SourceSide(RunContext(spec, get_backend("local"), RunStore(tmp_path), "r", lambda _item: None, None))
+    side.account([_result(1.0, 0.02, "k1"), _result(0.5, 0.04, "k2")])
+    assert (side.executed, side.cost.usd, side.unpriced) == (2, pytest.approx(0.06), 0)
+    assert _cost_text(side.cost.usd, side.unpriced, side.cost.null_reason) == "$0.060000"
+    side.account([_result(1.0, None, "k3"), _result(1.0, 0.5, "k4")])
+    assert (side.executed, side.cost.usd, side.unpriced) == (4, None, 1)
+    assert side.cost.null_reason == "unpriced"
+    assert _cost_text(side.cost.usd, side.unpriced, side.cost.null_reason) == \
+        "cost unknown (1 unpriced executions: unpriced)"

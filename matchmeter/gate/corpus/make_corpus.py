@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from matchmeter.gate.corpus.hand_cases import HAND_CASES
 from matchmeter.schema import sha256_text
@@ -184,7 +186,9 @@ def u_number(text: str, rnd: random.Random) -> str | None:
     n = int(m.group(1))
     rep = str(n + 1) if n < 100 else str(n + 10 ** (len(str(n)) - 2))
     if re.search(r"\d+\s*(days?|seconds?|minutes?|hours?)", text[m.start():m.end() + 10]) and rnd.random() < 0.4:
-        unit = re.match(r"\d+\s*(\w+)", text[m.start():]).group(1)
+        unit_match = re.match(r"\d+\s*(\w+)", text[m.start():])
+        assert unit_match is not None  # m starts with digits and the search above found a unit after them
+        unit = unit_match.group(1)
         alt = {"days": "hours", "day": "hour", "seconds": "minutes", "minutes": "seconds", "hours": "days"}
         return text[: m.start()] + text[m.start():].replace(unit, alt.get(unit, unit), 1)
     return text[: m.start()] + rep + text[m.end():]
@@ -246,7 +250,7 @@ def u_length(text: str, rnd: random.Random) -> str | None:
     return text.rstrip() + "\n\n" + pad * (1 + 3 * len(text) // len(pad)) + "\n"
 
 
-UNFAITHFUL = {"path": u_path, "literal": u_literal, "number": u_number, "prohibition": u_prohibition,
+UNFAITHFUL: dict[str, Callable[..., str | None]] = {"path": u_path, "literal": u_literal, "number": u_number, "prohibition": u_prohibition,
               "command_leak": u_leak, "step_list": u_steps, "length": u_length}
 
 
@@ -260,14 +264,14 @@ def _descriptions(originals: dict[str, str] | None) -> dict[str, str]:
     return {p.parent.name: p.read_text() for p in sorted(SUITE.glob("*/instruction.md"))}
 
 
-def build(originals: dict[str, str] | None = None) -> list[dict]:
+def build(originals: dict[str, str] | None = None) -> list[dict[str, Any]]:
     rnd = random.Random(SEED)
-    cases: list[dict] = []
+    cases: list[dict[str, Any]] = []
     descriptions = _descriptions(originals)
     for name in sorted(descriptions):
         task_dir, text = SUITE / name, descriptions[name]
         ref = _reference(task_dir)
-        wanted: list = [k for k in UNFAITHFUL if rnd.random() < 0.2]
+        wanted: list[str | Callable[[str, random.Random], str | None]] = [k for k in UNFAITHFUL if rnd.random() < 0.2]
         faithful = [f for f in rnd.sample(FAITHFUL, len(FAITHFUL)) if f(text, random.Random(0))]
         wanted += faithful[: 1 + (rnd.random() < 0.3)]
         for what in wanted:

@@ -72,4 +72,5 @@ def get_agent(configuration: Configuration, task: TaskSpec) -> Agent:
         module = importlib.import_module(module_name)
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise UserError(f"agent {name!r} cannot be imported: {exc}", "--agent", "pip install 'matchmeter[clis]'") from exc
-    return getattr(module, cls_name)(configuration=configuration, task=task)
+    agent: Agent = getattr(module, cls_name)(configuration=configuration, task=task)
+    return agent

@@ -33,8 +33,7 @@ from matchmeter.runner.gateway_link import execution_salt
 from matchmeter.runner.transport import contract_note
 
 if TYPE_CHECKING:
-    from matchmeter.llm.gateway_client import ChatModel
-    from matchmeter.llm.meter import RunLedger
+    from matchmeter.llm.protocols import LMClientLike, RunLedger
     from matchmeter.runner.agents.session import AgentSession
     from matchmeter.schema import Configuration, Step, TaskSpec
 
@@ -160,7 +159,7 @@ class BashAgent:
     def _call_timeout(self, session: AgentSession) -> float:
         return max(min(float(self.options.get("timeout_s", "120")), session.remaining_s()), 1.0)
 
-    def make_client(self, session: AgentSession) -> ChatModel:
+    def make_client(self, session: AgentSession) -> LMClientLike:
         """The model for this trial: the gateway when there is one, else an LMClient.
 
         Cache salt = task, seed (and attempt when the session has one); with the gateway the trial puts the
@@ -178,7 +177,7 @@ class BashAgent:
         salt = execution_salt(self.task.id, session.seed, session.attempt, self.options.get("cache_salt", ""))
         return LMClient(
             str(self.configuration.model), api_base=session.api_base or self.options.get("api_base"),
-            api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,  # type: ignore[arg-type]
+            api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,
             timeout_s=float(self.options.get("timeout_s", "120")), use_cache=self.options.get("cache") != "off",
             price_table=PriceTable.load(overrides=self.options.get("prices")),
         )

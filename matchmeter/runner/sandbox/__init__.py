@@ -167,4 +167,5 @@ def get_backend(name: str, base_aliases: dict[str, str] | None = None) -> Sandbo
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise UserError(f"backend {name!r} cannot be imported: {exc}", "--backend", "pip install matchmeter") from exc
     cls = getattr(module, cls_name)
-    return cls(base_aliases=base_aliases) if name != "local" else cls()
+    backend: SandboxBackend = cls(base_aliases=base_aliases) if name != "local" else cls()
+    return backend

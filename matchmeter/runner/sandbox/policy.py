@@ -337,7 +337,8 @@ class _CappedOutput:
     """Bytes read from the exec's pipe: the first MAX_OUTPUT_BYTES kept, the rest counted and dropped."""
 
     def __init__(self, fd: int) -> None:
-        self.fd, self.chunks, self.kept, self.total, self.eof = fd, [], 0, 0, False
+        self.fd, self.kept, self.total, self.eof = fd, 0, 0, False
+        self.chunks: list[bytes] = []
 
     def read_once(self) -> None:
         try:

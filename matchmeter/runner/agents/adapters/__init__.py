@@ -14,24 +14,25 @@ from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_w
 from matchmeter.runner.sandbox import CliInstall
 
 if TYPE_CHECKING:
-    from matchmeter.runner.agents.adapters.base import AdapterProfile, InstallSpec
+    from matchmeter.runner.agents.adapters.base import AdapterProfile, CLIAdapter, InstallSpec
     from matchmeter.schema import Configuration
 
 # The registry lines live in matchmeter.runner.agents.AGENTS (one place); these are the CLI adapters among them.
 ADAPTERS: dict[str, str] = {name: target for name, target in AGENTS.items() if ".agents.adapters." in target}
 
 
-def adapter_class(name: str) -> type | None:
+def adapter_class(name: str) -> type[CLIAdapter] | None:
     target = ADAPTERS.get(name)
     if target is None:
         return None
     module_name, _, cls_name = target.partition(":")
-    return getattr(importlib.import_module(module_name), cls_name)
+    cls: type[CLIAdapter] = getattr(importlib.import_module(module_name), cls_name)
+    return cls
 
 
 def profiles() -> list[AdapterProfile]:
     """Every built-in adapter's profile, in registry order."""
-    return [adapter_class(name).profile() for name in ADAPTERS]  # type: ignore[union-attr]
+    return [cls.profile() for name in ADAPTERS if (cls := adapter_class(name)) is not None]  # never None here
 
 
 def needs_network(configuration: Configuration) -> bool:

@@ -77,11 +77,11 @@ def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bo
         elif kind == "user":
             for part in message.get("content") or []:
                 if isinstance(part, dict) and part.get("type") == "tool_result":
-                    step = open_tools.pop(str(part.get("tool_use_id")), None)
-                    if step is not None:
-                        step.output = _tool_text(part.get("content"))
-                        step.output_bytes = len(step.output.encode())
-                        step.exit_code = 1 if part.get("is_error") else None
+                    answered = open_tools.pop(str(part.get("tool_use_id")), None)
+                    if answered is not None:
+                        answered.output = _tool_text(part.get("content"))
+                        answered.output_bytes = len(answered.output.encode())
+                        answered.exit_code = 1 if part.get("is_error") else None
         elif kind == "result":
             final = str(event.get("result") or "")
     return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)

@@ -55,10 +55,10 @@ class CodexAdapter(CLIAdapter):
                 reported.append(str(event["model"]))
             kind, item = event.get("type"), event.get("item") or {}
             if kind == "item.completed" and item.get("type") == "command_execution":
-                output = str(item.get("aggregated_output") or "")
+                text_out = str(item.get("aggregated_output") or "")
                 code = item.get("exit_code")
-                steps.append(Step(index=len(steps), command=str(item.get("command") or ""), output=output,
-                                  output_bytes=len(output.encode()), exit_code=code if isinstance(code, int) else None))
+                steps.append(Step(index=len(steps), command=str(item.get("command") or ""), output=text_out,
+                                  output_bytes=len(text_out.encode()), exit_code=code if isinstance(code, int) else None))
             elif kind == "item.completed" and item.get("type") == "file_change":
                 steps.append(Step(index=len(steps), tool_call={"name": "file_change", "changes": item.get("changes")}))
             elif kind == "item.completed" and item.get("type") == "agent_message":

@@ -82,9 +82,9 @@ class KimiAdapter(CLIAdapter):
                 if isinstance(message.get("content"), str) and message["content"]:
                     final = message["content"]
             elif role == "tool":
-                step = by_id.pop(str(message.get("tool_call_id")), None)
-                if step is not None:
+                answered = by_id.pop(str(message.get("tool_call_id")), None)
+                if answered is not None:
                     content = message.get("content")
-                    step.output = content if isinstance(content, str) else json.dumps(content)
-                    step.output_bytes = len(step.output.encode())
+                    answered.output = content if isinstance(content, str) else json.dumps(content)
+                    answered.output_bytes = len(answered.output.encode())
         return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
