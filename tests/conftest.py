@@ -89,9 +89,6 @@ def docker_available() -> tuple[bool, str]:
     return True, ""
 
 
-# A test needing one of these (directly or through another fixture) is `slow`: each builds an image, starts
-# sandboxes, installs or drives a CLI, or makes whole runs through subprocesses.
-SLOW_FIXTURES = {"real_runs", "source_run", "cli_venvs", "clis", "docker_base_image", "sandbox", "backend"}
 # Trials of the built-in suite's own scripts on the host (tests/tasks/harness.py): ~0.3 CPU-s each, thousands.
 SLOW_TRIAL_TESTS = {
     "tests/tasks/test_suite_local.py": {"test_oracle_scores_one", "test_reference_path_scores_one",
@@ -103,10 +100,11 @@ SLOW_MARKS = ("docker", "bwrap", "live_cli")
 
 
 def _is_slow(item) -> bool:
+    """Slow: needs bwrap, Docker or a live CLI, uses a shared (module/session) fixture of ours, or is a suite trial."""
     if any(item.get_closest_marker(m) for m in ("slow", *SLOW_MARKS)):
         return True
-    if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
-        return True
+    if _xdist_group(item) is not None:
+        return True  # it shares a sandbox, built runs, a browser or installed CLIs with other tests
     path = item.nodeid.split("::")[0]
     return getattr(item, "originalname", item.name) in SLOW_TRIAL_TESTS.get(path, ())
 
