@@ -96,6 +96,22 @@ SLOW_TRIAL_TESTS = {
                                         "test_setup_is_deterministic_per_seed"},
     "tests/tasks/test_checks.py": {"test_check_script_bound", "test_seed_zero_outputs_fail_other_seeds"},
 }
+# Whole runs, evaluations or CLI subprocess runs measured at 80-320 s each on the loaded 2-core box (-m "not slow").
+SLOW_TRIAL_TESTS |= {
+    "tests/metrics/test_health.py": {"test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they_re_price"},
+    "tests/runner/test_real_endpoints.py": {
+        "test_failures_during_a_run_are_printed_stored_as_infra_and_retried",
+        "test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them",
+        "test_malformed_json_is_a_user_error_at_preflight", "test_rejected_key_is_a_user_error_at_preflight",
+        "test_provider_typo_is_a_user_error_at_preflight", "test_model_typo_on_the_server_is_a_user_error_at_preflight",
+        "test_retry_failed_needs_resume_and_known_modes", "test_missing_key_variable_fails_at_preflight_naming_the_variable",
+        "test_nothing_listening_fails_at_preflight_naming_the_endpoint"},
+    "tests/pipeline/test_evaluate.py": {"test_all_conditions_plan_exactly_original_sources_generic_and_reuse",
+                                        "test_original_executions_are_adopted_from_a_source_run"},
+    "tests/gate/test_gate_stub.py": {"test_scripted_candidates_are_judged_with_the_right_reasons",
+                                     "test_json_after_a_sentence_of_prose_is_a_verdict"},
+    "tests/gate/test_corpus.py": {"test_gate_eval_cli_with_the_simulated_judge"},
+}
 SLOW_MARKS = ("docker", "bwrap", "live_cli")
 
 
