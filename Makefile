@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: venv demo test check clean
+.PHONY: venv demo test test-fast check clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,14 @@ check: venv
 	$(BIN)/ruff check matchmeter tests benchmarks scripts
 	$(BIN)/mypy matchmeter
 
+# loadgroup: tests sharing a module/session fixture (a sandbox, built runs, installed CLIs) stay on one worker
+# (tests/conftest.py marks them); all others spread one by one, so no single big file is the tail.
 test: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup $(PYTEST_ARGS)
+
+# Everything not marked `slow` (no sandbox, Docker, CLI install, browser or suite-trial tests).
+test-fast: check
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) runs demo-out

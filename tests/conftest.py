@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
 import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+
+if sys.dont_write_bytecode:
+    # PYTHONDONTWRITEBYTECODE makes every pytest process (and each xdist worker) re-compile the package and
+    # re-rewrite every test module's asserts on each run: a third of collection time. Cache that bytecode, for
+    # this process only, outside the source tree (so no __pycache__ appears in it, which is what the setting is for).
+    sys.pycache_prefix = os.environ.get("MATCHMETER_TEST_PYCACHE") or str(Path.home() / ".cache" / "matchmeter" / "test-pycache")
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture(autouse=True)
@@ -39,6 +51,33 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
+def _python3_without_shim() -> None:
+    """Put the interpreter `python3` resolves to first on PATH, without any wrapper (pyenv shim) in between.
+
+    Task scripts run on the host (tests/tasks/harness.py, the local backend) call `python3` a few times per
+    trial and the suite runs thousands of trials; a pyenv shim is a bash script that forks several more
+    processes per call and roughly doubles each call's CPU cost. Same interpreter, so behaviour is unchanged.
+    """
+    found = shutil.which("python3")
+    if found is None:
+        return
+    try:
+        real = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                              timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return
+    if not real or Path(real).resolve() == Path(found).resolve():
+        return  # already the interpreter itself (also true in xdist workers, which inherit the PATH set here)
+    bindir = tempfile.mkdtemp(prefix="mm-test-python3-")
+    Path(bindir, "python3").symlink_to(real)
+    atexit.register(shutil.rmtree, bindir, True)
+    os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def pytest_configure(config):
+    _python3_without_shim()
+
+
 def docker_available() -> tuple[bool, str]:
     if shutil.which("docker") is None:
         return False, "docker CLI not found"
@@ -51,7 +90,68 @@ def docker_available() -> tuple[bool, str]:
     return True, ""
 
 
+# Trials of the built-in suite's own scripts on the host (tests/tasks/harness.py): ~0.3 CPU-s each, thousands.
+SLOW_TRIAL_TESTS = {
+    "tests/tasks/test_suite_local.py": {"test_oracle_scores_one", "test_reference_path_scores_one",
+                                        "test_nop_scores_below_one_and_seeds_differ",
+                                        "test_setup_is_deterministic_per_seed"},
+    "tests/tasks/test_checks.py": {"test_check_script_bound", "test_seed_zero_outputs_fail_other_seeds"},
+}
+# Whole runs, evaluations or CLI subprocess runs measured at 80-320 s each on the loaded 2-core box (-m "not slow").
+SLOW_TRIAL_TESTS |= {
+    "tests/metrics/test_health.py": {"test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they_re_price"},
+    "tests/runner/test_real_endpoints.py": {
+        "test_failures_during_a_run_are_printed_stored_as_infra_and_retried",
+        "test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them",
+        "test_malformed_json_is_a_user_error_at_preflight", "test_rejected_key_is_a_user_error_at_preflight",
+        "test_provider_typo_is_a_user_error_at_preflight", "test_model_typo_on_the_server_is_a_user_error_at_preflight",
+        "test_retry_failed_needs_resume_and_known_modes", "test_missing_key_variable_fails_at_preflight_naming_the_variable",
+        "test_nothing_listening_fails_at_preflight_naming_the_endpoint"},
+    "tests/pipeline/test_evaluate.py": {"test_all_conditions_plan_exactly_original_sources_generic_and_reuse",
+                                        "test_original_executions_are_adopted_from_a_source_run"},
+    "tests/gate/test_gate_stub.py": {"test_scripted_candidates_are_judged_with_the_right_reasons",
+                                     "test_json_after_a_sentence_of_prose_is_a_verdict"},
+    "tests/gate/test_corpus.py": {"test_gate_eval_cli_with_the_simulated_judge"},
+}
+SLOW_MARKS = ("docker", "bwrap", "live_cli")
+
+
+def _is_slow(item) -> bool:
+    """Slow: needs bwrap, Docker or a live CLI, uses a shared (module/session) fixture of ours, or is a suite trial."""
+    if any(item.get_closest_marker(m) for m in ("slow", *SLOW_MARKS)):
+        return True
+    if _xdist_group(item) is not None:
+        return True  # it shares a sandbox, built runs, a browser or installed CLIs with other tests
+    path = item.nodeid.split("::")[0]
+    return getattr(item, "originalname", item.name) in SLOW_TRIAL_TESTS.get(path, ())
+
+
+def _xdist_group(item) -> str | None:
+    """Tests sharing an expensive fixture wider than one test run on one worker (`--dist loadgroup`), so it is
+    made once: a session fixture of ours by its name, a module/class one by the module. Others spread freely."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    group = None
+    for name in item.fixturenames:
+        defs = info.name2fixturedefs.get(name)
+        if not defs or not (defs[-1].baseid or "").startswith("tests"):
+            continue  # pytest's own (tmp_path_factory, ...) cost nothing to repeat
+        scope = defs[-1].scope
+        if scope == "session":
+            return f"fixture-{name}"
+        if scope in ("package", "module", "class"):
+            group = item.nodeid.split("::")[0]
+    return group
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _is_slow(item) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+        if not item.get_closest_marker("xdist_group") and (group := _xdist_group(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
     has_docker, why_docker = docker_available()
     has_bwrap = shutil.which("bwrap") is not None
     for item in items:
