@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import SpendCapReached
 from matchmeter.llm.protocols import RunLedger
@@ -128,7 +128,7 @@ def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Call
     return outcome, staging
 
 
-def atif_of(item: PlannedExecution, outcome: TrialOutcome) -> dict:  # type: ignore[type-arg]
+def atif_of(item: PlannedExecution, outcome: TrialOutcome) -> dict[str, Any]:
     return to_atif(outcome.trajectory, session_id=item.key, instruction=item.description.text,
                    agent_version=item.configuration.agent.version or builtin_agent_version())
 

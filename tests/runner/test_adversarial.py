@@ -54,6 +54,7 @@ class Arena:
         self.victim = self.canary / "victim.txt"
         self.victim.write_text("host canary, must stay as written\n")
         self._nop: dict[tuple[str, str], float] = {}
+        self._quiet_rss: dict[str, int] = {}
 
     def canary_state(self) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in self.canary.iterdir()}
@@ -65,6 +66,13 @@ class Arena:
             assert outcome.returncode == 0, redact(outcome.stderr)
             self._nop[task, backend] = outcome.result["reward"]
         return self._nop[task, backend]
+
+    def quiet_rss_kb(self, backend: str) -> int:
+        """The harness's peak RSS on a trial that does nothing big (its imports, the sandbox, the store): the
+        baseline the memory-bound attacks are measured against, so a heavier import graph is not a finding."""
+        if backend not in self._quiet_rss:
+            self._quiet_rss[backend] = self.attack("quiet", backend, "copy", ["echo quiet"]).max_rss_kb
+        return self._quiet_rss[backend]
 
     def attack(self, what: str, backend: str, task: str, commands: list[str], solves: bool = False, **kw):  # type: ignore[no-untyped-def]
         """Run the attack; assert what every attack must leave intact; return the outcome.
@@ -227,13 +235,22 @@ def test_suite_solution_outside_the_package_is_out_of_reach(arena, backend, how)
     arena.attack(f"suite-{how}", backend, "suite", [command])
 
 
+RSS_HEADROOM_KB = 128 << 10  # a 1.5 GB flood or a 4 TB file held in memory would be far beyond this
+
+
+def assert_rss_bounded(peak_kb: int, quiet_kb: int) -> None:
+    assert peak_kb < quiet_kb + RSS_HEADROOM_KB, (
+        f"harness peaked at {peak_kb // 1024} MiB, {(peak_kb - quiet_kb) // 1024} MiB above a quiet trial's "
+        f"{quiet_kb // 1024} MiB")
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_huge_sparse_protected_file_is_bounded(arena, backend):
     outcome = arena.attack("truncate-4t", backend, "copy", ["truncate -s 4T data/input.txt; echo rc=$?"])
     truncated = "rc=0" in outcome.outputs()
     changes = {f["change"] for f in outcome.result["safety_findings"]}
     assert not truncated or changes & {"modified", "unverifiable"}, outcome.result["safety_findings"]
-    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert_rss_bounded(outcome.max_rss_kb, arena.quiet_rss_kb(backend))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -241,7 +258,7 @@ def test_output_flood_is_capped_in_memory_on_disk_and_in_the_store(arena, backen
     outcome = arena.attack("flood", backend, "copy", ["head -c 1500M /dev/zero | tr '\\0' a; echo; echo flood-done"])
     step = outcome.trajectories[0]["steps"][0]
     assert len(step["output"]) <= 16 * MIB
-    assert outcome.max_rss_kb < 512 << 10, f"harness peaked at {outcome.max_rss_kb // 1024} MiB"
+    assert_rss_bounded(outcome.max_rss_kb, arena.quiet_rss_kb(backend))
     assert outcome.max_temp_bytes <= 64 * MIB, f"harness spilled {outcome.max_temp_bytes // MIB} MiB to a temp file"
 
 

@@ -51,6 +51,6 @@ for role in backend frontend; do
     echo $! > "run/$role.pid"
 done
 for port in $(sed -n 's/^port *= *//p' services.conf); do
-    for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 150); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 done
 SH

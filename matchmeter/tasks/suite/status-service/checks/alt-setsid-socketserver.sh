@@ -26,5 +26,5 @@ cd "$(dirname "$0")"
 name=$(sed -n 's/^name *= *//p' service.conf)
 port=$(sed -n 's/^port *= *//p' service.conf)
 setsid python3 inventory_server.py "$name" "$port" < /dev/null > inventory.log 2>&1 &
-for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && exit 0; sleep 0.1; done
+for _ in $(seq 150); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && exit 0; sleep 0.1; done
 SH
