@@ -21,14 +21,15 @@ check: venv
 	$(BIN)/ruff check matchmeter tests benchmarks scripts
 	$(BIN)/mypy matchmeter
 
-# loadgroup: tests sharing a module/session fixture (a sandbox, built runs, installed CLIs) stay on one worker
-# (tests/conftest.py marks them); all others spread one by one, so no single big file is the tail.
+# loadfile: each test file runs on one worker. `--dist loadgroup` (tests/conftest.py marks the groups) finished the
+# suite sooner but spread the host trials of the service tasks over workers, where two of them listened on the same
+# seeded port at once and answered each other's verifier; until those trials get ports of their own, files stay whole.
 test: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile $(PYTEST_ARGS)
 
 # Everything not marked `slow` (no sandbox, Docker, CLI install, browser or suite-trial tests).
 test-fast: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) runs demo-out

@@ -145,45 +145,12 @@ def _xdist_group(item) -> str | None:
     return group
 
 
-# Tasks whose verifier starts a service on a host port seeded from the seed alone (status-service and
-# proxy-two-services draw the same port for the same seed).
-_PORT_TAGS = {"port", "ports"}
-
-
-def _host_task_group(item) -> str | None:
-    """Host trials (no network namespace) of one task run on one worker, and those of every port-listening task
-    share one worker: two trials listening at once answer each other's verifier (a static-server cheap shot then
-    "passes" against another trial's real server, or a service finds its port taken)."""
-    path = item.nodeid.split("::")[0]
-    if getattr(item, "originalname", item.name) not in SLOW_TRIAL_TESTS.get(path, ()) or not path.startswith("tests/tasks/"):
-        return None
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    task = params.get("task") or _task_by_id(params.get("task_id"))
-    if task is None:
-        return None
-    return "host-ports" if _PORT_TAGS & set(task.tags) else f"host-task-{task.id}"
-
-
-def _task_by_id(task_id: str | None):  # noqa: ANN202 - a TaskSpec or None
-    if task_id is None:
-        return None
-    from matchmeter.tasks import load_tasks
-
-    global _TASKS_BY_ID
-    if _TASKS_BY_ID is None:
-        _TASKS_BY_ID = {t.id: t for t in load_tasks([])}
-    return _TASKS_BY_ID.get(task_id)
-
-
-_TASKS_BY_ID = None
-
-
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if _is_slow(item) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
-        if not item.get_closest_marker("xdist_group") and (group := _xdist_group(item) or _host_task_group(item)):
+        if not item.get_closest_marker("xdist_group") and (group := _xdist_group(item)):
             item.add_marker(pytest.mark.xdist_group(group))
     has_docker, why_docker = docker_available()
     has_bwrap = shutil.which("bwrap") is not None

@@ -111,17 +111,9 @@ class LMClient:
 
     def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
         """One chat completion. Raises SpendCapReached, AgentError, InfraError, UserError (missing key)."""
-        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
-                        self.served)
-        if self.cache is not None:
-            record = self.cache.get(key)
-            if record is not None:
-                self.stats.hits += 1
-                tokens = TokenUsage(**record["tokens"])
-                log.debug("lm cache hit model=%s key=%s", self.model, key[:12])
-                return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
-                               tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
-                               new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
+        key, hit = self._cached(messages, sampling)
+        if hit is not None:
+            return hit
         self.stats.misses += 1
         self.spend.check()
         started, t0 = utcnow(), time.monotonic()
@@ -138,6 +130,20 @@ class LMClient:
                        new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started,
                        tool_calls=tool_calls)
 
+    def _cached(self, messages: list[dict[str, Any]], sampling: dict[str, Any]) -> tuple[str, LMReply | None]:
+        """The request's cache key, and the stored reply when the cache holds one (free: no spend, no call)."""
+        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
+                        self.served)
+        record = self.cache.get(key) if self.cache is not None else None
+        if record is None:
+            return key, None
+        self.stats.hits += 1
+        tokens = TokenUsage(**record["tokens"])
+        log.debug("lm cache hit model=%s key=%s", self.model, key[:12])
+        return key, LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
+                            tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
+                            new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
+
     def stream(self, messages: list[dict[str, Any]], on_delta: Callable[[str, str | None], None], *,
                timeout_s: float | None = None, **sampling: Any) -> LMReply:
         """`complete`, streamed: each text delta goes to `on_delta(text, reported_model)` as the upstream sends it.
@@ -148,18 +154,11 @@ class LMClient:
         once a delta went out, a broken stream raises AgentError and nothing is cached. Tool calls are
         assembled from their fragments and returned whole in `LMReply.tool_calls`.
         """
-        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
-                        self.served)
-        if self.cache is not None:
-            record = self.cache.get(key)
-            if record is not None:
-                self.stats.hits += 1
-                tokens = TokenUsage(**record["tokens"])
-                if record["text"]:
-                    on_delta(record["text"], record.get("reported_model"))
-                return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
-                               tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
-                               new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
+        key, hit = self._cached(messages, sampling)
+        if hit is not None:
+            if hit.text:
+                on_delta(hit.text, hit.reported_model)
+            return hit
         self.stats.misses += 1
         self.spend.check()
         started, t0 = utcnow(), time.monotonic()
