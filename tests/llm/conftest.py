@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from matchmeter.llm.client import LMClient, RetryPolicy
+from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.stub_server import StubServer
 
 FAST_RETRY = RetryPolicy(attempts=3, wait_initial_s=0.01, wait_max_s=0.02)
@@ -39,3 +40,20 @@ def make_client(tmp_path):
     yield make
     for client in clients:
         client.close()
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    with Gateway(socket_path=tmp_path / "gw.sock") as gw:
+        yield gw
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    """The gateway's upstream for a stub: its scripted model, tiny retry waits, a cache under tmp_path."""
+
+    def make(stub: StubServer, timeout_s: float = 5, **kw) -> Upstream:
+        return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=timeout_s,
+                        cache_dir=tmp_path / "cache", **kw)
+
+    return make

@@ -21,22 +21,11 @@ def _price(usage):  # stub/* prices.toml: 1.00 USD / 1M input, 4.00 / 1M output 
     return (usage["prompt_tokens"] * 1 + usage["completion_tokens"] * 4) / 1_000_000
 
 
-def _upstream(stub, tmp_path, **kw):
-    return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=kw.pop("timeout_s", 5),
-                    cache_dir=tmp_path / "cache", **kw)
-
-
-@pytest.fixture
-def gateway(tmp_path):
-    with Gateway(socket_path=tmp_path / "gw.sock") as gw:
-        yield gw
-
-
-def test_openai_sdk_plain_and_streaming_are_metered_as_stub_usage_times_price(gateway, make_stub, tmp_path):
+def test_openai_sdk_plain_and_streaming_are_metered_as_stub_usage_times_price(gateway, make_stub, tmp_path, upstream):
     import openai
 
     stub = make_stub(["hello world", {"text": "streamed answer", "model": "stub/answered-2026"}])
-    session = gateway.open_session("exec-1", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-1", upstream(stub))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     plain = sdk.chat.completions.create(model="what-the-cli-asked", messages=MSGS)
     assert plain.choices[0].message.content == "hello world"
@@ -59,9 +48,9 @@ def test_openai_sdk_plain_and_streaming_are_metered_as_stub_usage_times_price(ga
     assert stub.stats.authorized_calls == 2  # the upstream got a (placeholder) key; the agent never had one
 
 
-def test_anthropic_messages_plain_and_streaming(gateway, make_stub, tmp_path):
+def test_anthropic_messages_plain_and_streaming(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["anthropic hi", {"text": "anthropic stream", "cache_prefix": True}])
-    session = gateway.open_session("exec-a", _upstream(stub, tmp_path, use_cache=False))
+    session = gateway.open_session("exec-a", upstream(stub, use_cache=False))
     body = {"model": "claude-x", "system": "be brief", "max_tokens": 50,
             "messages": [{"role": "user", "content": [{"type": "text", "text": "say hello world please"}]}]}
     headers = {"x-api-key": session.token, "anthropic-version": "2023-06-01"}
@@ -90,9 +79,9 @@ def test_anthropic_messages_plain_and_streaming(gateway, make_stub, tmp_path):
         ((second["prompt_tokens"] - cached) * 1 + cached * 0.1 + second["completion_tokens"] * 4) / 1e6, abs=1e-15)
 
 
-def test_unknown_or_revoked_token_gets_401_and_reaches_no_model(gateway, make_stub, tmp_path):
+def test_unknown_or_revoked_token_gets_401_and_reaches_no_model(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["never"])
-    session = gateway.open_session("exec-r", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-r", upstream(stub))
     for key in ("sk-real-looking-key", "mmgw-guessed"):
         response = httpx.post(f"{gateway.url}/v1/chat/completions", json={"messages": MSGS},
                               headers={"Authorization": f"Bearer {key}"})
@@ -103,10 +92,10 @@ def test_unknown_or_revoked_token_gets_401_and_reaches_no_model(gateway, make_st
     assert stub.stats.http_calls == 0
 
 
-def test_token_budget_refuses_the_call_that_would_cross_and_the_agent_sees_why(gateway, make_stub, tmp_path):
+def test_token_budget_refuses_the_call_that_would_cross_and_the_agent_sees_why(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["a" * 40, "b" * 40, "c"])
     # MSGS is 19 prompt tokens at the stub's count, the reply 10 → 29; a 2nd call would need 29 + 19 = 48.
-    session = gateway.open_session("exec-b", _upstream(stub, tmp_path), ExecutionBudget(tokens=45))
+    session = gateway.open_session("exec-b", upstream(stub), ExecutionBudget(tokens=45))
     client = GatewayClient(gateway.url, session.token, "stub/scripted")
     first = client.complete(MSGS)
     assert first.tokens.total == 29
@@ -120,9 +109,9 @@ def test_token_budget_refuses_the_call_that_would_cross_and_the_agent_sees_why(g
     assert meter.tokens.total == 29
 
 
-def test_usd_budget_crossed_by_a_reply_refuses_every_later_call(gateway, make_stub, tmp_path):
+def test_usd_budget_crossed_by_a_reply_refuses_every_later_call(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["x" * 400, "y"])  # 100 output tokens = 400e-6 USD > the 100e-6 budget
-    session = gateway.open_session("exec-u", _upstream(stub, tmp_path), ExecutionBudget(usd=0.0001))
+    session = gateway.open_session("exec-u", upstream(stub), ExecutionBudget(usd=0.0001))
     client = GatewayClient(gateway.url, session.token, "stub/scripted")
     client.complete(MSGS)
     assert isinstance(session.meter.refusal, BudgetExceeded)
@@ -131,12 +120,12 @@ def test_usd_budget_crossed_by_a_reply_refuses_every_later_call(gateway, make_st
     assert stub.stats.http_calls == 1
 
 
-def test_run_spend_cap_is_enforced_across_sessions(tmp_path, make_stub):
+def test_run_spend_cap_is_enforced_across_sessions(tmp_path, make_stub, upstream):
     stub = make_stub(["one two three four", "never", "never"])
     ledger = SpendLedger(tmp_path / "spend.json", cap_usd=1e-9)
     with Gateway(tcp=True, ledger=ledger) as gateway:
-        first = gateway.open_session("e1", _upstream(stub, tmp_path, salt="e1"))
-        second = gateway.open_session("e2", _upstream(stub, tmp_path, salt="e2"))
+        first = gateway.open_session("e1", upstream(stub, salt="e1"))
+        second = gateway.open_session("e2", upstream(stub, salt="e2"))
         GatewayClient(gateway.url, first.token, "stub/scripted").complete(MSGS)
         with pytest.raises(SpendCapReached, match="spend cap reached"):
             GatewayClient(gateway.url, second.token, "stub/scripted").complete(MSGS)
@@ -146,10 +135,10 @@ def test_run_spend_cap_is_enforced_across_sessions(tmp_path, make_stub):
     assert json.loads((tmp_path / "spend.json").read_text())["spent_usd"] == first.meter.cost.usd
 
 
-def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gateway, make_stub, tmp_path):
+def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gateway, make_stub, tmp_path, upstream):
     stub = make_stub([{"fault": "429"}, "after 429", {"fault": "503"}, {"fault": "500"}, "after 5xx",
                       {"fault": "timeout"}, "after timeout", {"fault": "malformed"}], timeout_sleep_s=1.5)
-    session = gateway.open_session("exec-f", _upstream(stub, tmp_path, timeout_s=0.5, use_cache=False))
+    session = gateway.open_session("exec-f", upstream(stub, timeout_s=0.5, use_cache=False))
     sdk_body = {"model": "m", "messages": MSGS}
     auth = {"Authorization": f"Bearer {session.token}"}
     texts = []
@@ -168,9 +157,9 @@ def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gat
     assert meter.tokens.total == sum(u["total_tokens"] for u in stub.stats.usages)
 
 
-def test_unix_socket_serves_the_same_api(gateway, make_stub, tmp_path):
+def test_unix_socket_serves_the_same_api(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["over the socket"])
-    session = gateway.open_session("exec-s", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-s", upstream(stub))
     transport = httpx.HTTPTransport(uds=str(gateway.socket_path))
     with httpx.Client(transport=transport, base_url="http://gateway") as client:
         body = client.post("/v1/chat/completions", json={"messages": MSGS},
@@ -180,11 +169,11 @@ def test_unix_socket_serves_the_same_api(gateway, make_stub, tmp_path):
     assert gateway.socket_path.is_socket()
 
 
-def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path):
+def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path, upstream):
     import openai
 
     stub = make_stub(["a" * 40])
-    session = gateway.open_session("exec-402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    session = gateway.open_session("exec-402", upstream(stub), ExecutionBudget(tokens=20))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=2)
     sdk.chat.completions.create(model="m", messages=MSGS)
     with pytest.raises(openai.APIStatusError) as refused:

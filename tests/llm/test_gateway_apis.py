@@ -6,7 +6,6 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.meter import ExecutionBudget
 
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "say hello world please"}]
@@ -14,17 +13,6 @@ MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "
 
 def _price(usage):  # stub/* prices.toml: 1.00 USD / 1M input, 4.00 / 1M output (simulated)
     return (usage["prompt_tokens"] * 1 + usage["completion_tokens"] * 4) / 1_000_000
-
-
-def _upstream(stub, tmp_path, **kw):
-    return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=5,
-                    cache_dir=tmp_path / "cache", **kw)
-
-
-@pytest.fixture
-def gateway(tmp_path):
-    with Gateway(socket_path=tmp_path / "gw.sock") as gw:
-        yield gw
 
 
 class Recorder:
@@ -53,12 +41,12 @@ RESPONSES_END = ["response.output_text.done", "response.content_part.done", "res
                  "response.completed"]
 
 
-def test_responses_api_with_the_openai_sdk_plain_and_streamed(gateway, make_stub, tmp_path):
+def test_responses_api_with_the_openai_sdk_plain_and_streamed(gateway, make_stub, tmp_path, upstream):
     import openai
 
     script = Recorder("hello world", "streamed responses answer", "via the stream helper")
     stub = make_stub(script)
-    session = gateway.open_session("exec-resp", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-resp", upstream(stub))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     plain = sdk.responses.create(model="gpt-5-codex", instructions="be brief", input="say hello world please")
     assert plain.output_text == "hello world"
@@ -97,11 +85,11 @@ def test_responses_api_with_the_openai_sdk_plain_and_streamed(gateway, make_stub
     _assert_metered(meter, stub.stats.usages, "responses")
 
 
-def test_responses_api_refusal_is_a_402_the_sdk_does_not_retry(gateway, make_stub, tmp_path):
+def test_responses_api_refusal_is_a_402_the_sdk_does_not_retry(gateway, make_stub, tmp_path, upstream):
     import openai
 
     stub = make_stub(["a" * 40])
-    session = gateway.open_session("exec-r402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    session = gateway.open_session("exec-r402", upstream(stub), ExecutionBudget(tokens=20))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=2)
     sdk.responses.create(model="m", input="say hello world please")
     with pytest.raises(openai.APIStatusError) as refused:
@@ -114,14 +102,14 @@ def test_responses_api_refusal_is_a_402_the_sdk_does_not_retry(gateway, make_stu
     assert bad.status_code == 401
 
 
-def test_gemini_api_with_the_google_genai_sdk_plain_and_streamed(gateway, make_stub, tmp_path):
+def test_gemini_api_with_the_google_genai_sdk_plain_and_streamed(gateway, make_stub, tmp_path, upstream):
     from google import genai
     from google.genai import types
 
     script = Recorder("hello from gemini", {"text": "streamed gemini answer", "cache_prefix": True,
                                             "reasoning_tokens": 3})
     stub = make_stub(script)
-    session = gateway.open_session("exec-gem", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-gem", upstream(stub))
     client = genai.Client(api_key=session.token, http_options=types.HttpOptions(base_url=gateway.url))
     config = types.GenerateContentConfig(system_instruction="be brief", max_output_tokens=50, temperature=0.0)
     plain = client.models.generate_content(model="gemini-2.5-pro", contents="say hello world please", config=config)
@@ -152,12 +140,12 @@ def test_gemini_api_with_the_google_genai_sdk_plain_and_streamed(gateway, make_s
     assert meter.tokens.total == sum(u["total_tokens"] for u in stub.stats.usages)
 
 
-def test_gemini_refusal_and_bad_token_are_google_shaped_errors(gateway, make_stub, tmp_path):
+def test_gemini_refusal_and_bad_token_are_google_shaped_errors(gateway, make_stub, tmp_path, upstream):
     from google import genai
     from google.genai import errors, types
 
     stub = make_stub(["a" * 40])
-    session = gateway.open_session("exec-g402", _upstream(stub, tmp_path), ExecutionBudget(tokens=20))
+    session = gateway.open_session("exec-g402", upstream(stub), ExecutionBudget(tokens=20))
     client = genai.Client(api_key=session.token, http_options=types.HttpOptions(base_url=gateway.url))
     client.models.generate_content(model="gemini-2.5-flash", contents="say hello world please")
     with pytest.raises(errors.ClientError) as refused:
@@ -189,12 +177,12 @@ TOOLS = [{"type": "function", "function": {"name": "shell", "description": "run 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": '{"cmd": "ls -la data"}'}}
 
 
-def test_openai_chat_forwards_tools_and_returns_tool_calls_plain_and_streamed(gateway, make_stub, tmp_path):
+def test_openai_chat_forwards_tools_and_returns_tool_calls_plain_and_streamed(gateway, make_stub, tmp_path, upstream):
     import openai
 
     script = Recorder({"text": "", "tool_calls": [CALL]}, {"text": "", "tool_calls": [CALL]}, "the files are a, b")
     stub = make_stub(script)
-    session = gateway.open_session("exec-tools", _upstream(stub, tmp_path, use_cache=False))
+    session = gateway.open_session("exec-tools", upstream(stub, use_cache=False))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     plain = sdk.chat.completions.create(model="m", messages=MSGS, tools=TOOLS, tool_choice="auto")
     assert plain.choices[0].finish_reason == "tool_calls"
@@ -226,13 +214,13 @@ RESPONSES_TOOLS = [{"type": "function", "name": "shell", "description": "run a c
                    {"type": "web_search"}]  # a built-in tool: not forwarded
 
 
-def test_responses_api_forwards_function_tools_and_returns_function_calls(gateway, make_stub, tmp_path):
+def test_responses_api_forwards_function_tools_and_returns_function_calls(gateway, make_stub, tmp_path, upstream):
     import openai
 
     script = Recorder({"text": "", "tool_calls": [CALL]}, {"text": "let me look", "tool_calls": [CALL]},
                       {"text": "", "tool_calls": [CALL]}, "the files are a, b")
     stub = make_stub(script)
-    session = gateway.open_session("exec-rtools", _upstream(stub, tmp_path, use_cache=False))
+    session = gateway.open_session("exec-rtools", upstream(stub, use_cache=False))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     plain = sdk.responses.create(model="gpt-5-codex", input="list data", tools=RESPONSES_TOOLS, tool_choice="auto")
     assert [(o.type, o.call_id, o.name, o.arguments) for o in plain.output] == [

@@ -9,22 +9,10 @@ import json
 import httpx
 import pytest
 
-from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.meter import ExecutionBudget
 from matchmeter.llm.stub_server import StubReply
 
 PROMPT = "say hello world please"
-
-
-def _upstream(stub, tmp_path, **kw):
-    return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=10,
-                    cache_dir=tmp_path / "cache", **kw)
-
-
-@pytest.fixture
-def gateway(tmp_path):
-    with Gateway(socket_path=tmp_path / "gw.sock") as gw:
-        yield gw
 
 
 # (route, request body, the text of one SSE data object if it carries a delta)
@@ -56,9 +44,9 @@ def _usage_total(api, events):
 
 
 @pytest.mark.parametrize("api", list(WIRES))
-def test_first_delta_reaches_the_agent_before_the_upstream_finished(gateway, make_stub, tmp_path, api):
+def test_first_delta_reaches_the_agent_before_the_upstream_finished(gateway, make_stub, tmp_path, api, upstream):
     stub = make_stub([StubReply(text="first second third fourth", hold=True)])
-    session = gateway.open_session(f"exec-{api}", _upstream(stub, tmp_path))
+    session = gateway.open_session(f"exec-{api}", upstream(stub, timeout_s=10))
     path, body, delta_of = WIRES[api]
     events, seen_while_held = [], None
     with httpx.stream("POST", gateway.url + path, json=body, timeout=120,
@@ -88,11 +76,11 @@ def test_first_delta_reaches_the_agent_before_the_upstream_finished(gateway, mak
     assert meter.calls[0].cost.usd == (usage["prompt_tokens"] + usage["completion_tokens"] * 4) / 1e6
 
 
-def test_openai_sdk_streams_and_the_usage_was_asked_upstream(gateway, make_stub, tmp_path):
+def test_openai_sdk_streams_and_the_usage_was_asked_upstream(gateway, make_stub, tmp_path, upstream):
     import openai
 
     stub = make_stub([StubReply(text="one two three", chunk_delay_s=0.01)])
-    session = gateway.open_session("exec-sdk", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-sdk", upstream(stub, timeout_s=10))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     chunks = list(sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": PROMPT}],
                                               stream=True))
@@ -103,9 +91,9 @@ def test_openai_sdk_streams_and_the_usage_was_asked_upstream(gateway, make_stub,
     assert gateway.close_session(session).calls[0].tokens.total == stub.stats.usages[0]["total_tokens"] > 0
 
 
-def test_a_budget_crossed_mid_stream_is_recorded_and_later_calls_are_refused(gateway, make_stub, tmp_path):
+def test_a_budget_crossed_mid_stream_is_recorded_and_later_calls_are_refused(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["x" * 400, "never"])  # 100 output tokens = 400e-6 USD > the 100e-6 budget
-    session = gateway.open_session("exec-bx", _upstream(stub, tmp_path), ExecutionBudget(usd=0.0001))
+    session = gateway.open_session("exec-bx", upstream(stub, timeout_s=10), ExecutionBudget(usd=0.0001))
     path, body, delta_of = WIRES["openai"]
     auth = {"Authorization": f"Bearer {session.token}"}
     crossing = httpx.post(gateway.url + path, json=body, headers=auth, timeout=120)
@@ -122,9 +110,9 @@ def test_a_budget_crossed_mid_stream_is_recorded_and_later_calls_are_refused(gat
     assert stub.stats.http_calls == 1
 
 
-def test_streamed_and_plain_requests_share_one_cache_entry(gateway, make_stub, tmp_path):
+def test_streamed_and_plain_requests_share_one_cache_entry(gateway, make_stub, tmp_path, upstream):
     stub = make_stub(["cached once", "second conversation"])
-    session = gateway.open_session("exec-c", _upstream(stub, tmp_path))
+    session = gateway.open_session("exec-c", upstream(stub, timeout_s=10))
     path, body, delta_of = WIRES["openai"]
     auth = {"Authorization": f"Bearer {session.token}"}
     streamed = httpx.post(gateway.url + path, json=body, headers=auth, timeout=120).text
@@ -144,11 +132,11 @@ def test_streamed_and_plain_requests_share_one_cache_entry(gateway, make_stub, t
     assert stub.stats.http_calls == 1
 
 
-def test_faults_before_the_first_delta_are_retried_and_a_cut_stream_is_a_recorded_error(gateway, make_stub, tmp_path):
+def test_faults_before_the_first_delta_are_retried_and_a_cut_stream_is_a_recorded_error(gateway, make_stub, tmp_path, upstream):
     import openai
 
     stub = make_stub([{"fault": "503"}, "after a retry", {"text": "cut short here", "fault": "stream_cut"}])
-    session = gateway.open_session("exec-sf", _upstream(stub, tmp_path, use_cache=False))
+    session = gateway.open_session("exec-sf", upstream(stub, use_cache=False, timeout_s=10))
     sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
     messages = [{"role": "user", "content": PROMPT}]
     chunks = list(sdk.chat.completions.create(model="m", messages=messages, stream=True))
@@ -173,9 +161,9 @@ CUT_ENDS = {"openai": lambda e: e["error"]["type"], "responses": lambda e: e["re
 
 
 @pytest.mark.parametrize("api", list(WIRES))
-def test_a_stream_cut_after_deltas_ends_with_the_protocols_error_event(gateway, make_stub, tmp_path, api):
+def test_a_stream_cut_after_deltas_ends_with_the_protocols_error_event(gateway, make_stub, tmp_path, api, upstream):
     stub = make_stub([{"text": "cut short here", "fault": "stream_cut"}])
-    session = gateway.open_session(f"exec-cut-{api}", _upstream(stub, tmp_path))
+    session = gateway.open_session(f"exec-cut-{api}", upstream(stub, timeout_s=10))
     path, body, delta_of = WIRES[api]
     response = httpx.post(gateway.url + path, json=body, headers={"Authorization": f"Bearer {session.token}"},
                           timeout=120)
