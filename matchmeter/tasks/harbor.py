@@ -6,7 +6,8 @@ top-level keys go under a `[metadata.matchmeter]` header and `[x]` / `[[x]]` bec
 Harbor's `metadata` is a free-form table, so `harbor lint` accepts what lives there.
 
 `export_task` writes one self-contained Harbor task for one seed (`matchmeter tasks export --format
-harbor --seed N OUT`): the starting state is baked into the image at build time (environment/setup.sh
+harbor --seed N OUT`): the task's own environment/ (its Dockerfile, whatever state that bakes, and the
+files it COPYs) is kept, and the starting state is baked on top at build time (environment/setup.sh
 runs in a `RUN` step with MM_SEED=N), the image sets MM_SEED, MM_APP=/app, MM_TESTS=/tests and
 MM_LOGS=/logs/verifier so the verifier writes reward.txt where Harbor reads it, and tests/ carries
 what our runner supplies at verify time (verify_support_files: the shared verifylib.py, a quoting
@@ -22,6 +23,7 @@ import shutil
 from pathlib import Path
 
 from matchmeter.errors import UserError
+from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, FROM_LINE
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import task_files, verify_support_files
 
@@ -110,10 +112,17 @@ def _harbor_header(task: TaskSpec) -> str:
     ])
 
 
-def _dockerfile(base: str, seed: int, setup: bool) -> str:
-    lines = [
+def _dockerfile(source: str, base: str, seed: int, setup: bool) -> str:
+    """The task's own Dockerfile (the state it bakes is part of the environment; FROM the matchmeter base
+    renamed to `base`), then the seed's state on top, as our runner seeds it after building that image."""
+    lines = []
+    for raw in source.rstrip("\n").splitlines():
+        match = FROM_LINE.match(raw)
+        if match and match.group(2) == BASE_IMAGE:
+            raw = match.group(1) + base + (match.group(3) or "") + match.group(5)
+        lines.append(raw)
+    lines += [
         "# Exported by matchmeter: the starting state is built here for one seed, so Harbor needs no setup step.",
-        f"FROM {base}",
         f"ENV MM_SEED={seed} MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier",
         "WORKDIR /app",
     ]
@@ -148,12 +157,22 @@ def export_task(task: TaskSpec, out_dir: Path, seed: int, base_image: str = "mat
     files = task_files(task)
     shutil.copytree(src / "tests", dest / "tests")
     shutil.copytree(src / "solution", dest / "solution")
-    (dest / "environment").mkdir(parents=True)
+    # environment/ is the Dockerfile's build context: every file it may COPY goes along (setup.sh renamed).
+    setup = files.setup
+
+    def not_setup(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if setup is not None and Path(folder, n) == setup]
+
+    if files.environment_dir.is_dir():
+        shutil.copytree(files.environment_dir, dest / "environment", ignore=not_setup)
+    (dest / "environment").mkdir(exist_ok=True)
     (dest / "instruction.md").write_text(task.instruction, encoding="utf-8")
     for name, host in verify_support_files(task).items():
         shutil.copyfile(host, dest / "tests" / name)
     if files.setup is not None:
         shutil.copyfile(files.setup, dest / "environment" / BAKED_SETUP)
-    (dest / "environment" / "Dockerfile").write_text(_dockerfile(base_image, seed, files.setup is not None))
+    own = files.environment_dir / "Dockerfile"
+    source = own.read_text(encoding="utf-8") if own.is_file() else f"FROM {BASE_IMAGE}\n"
+    (dest / "environment" / "Dockerfile").write_text(_dockerfile(source, base_image, seed, files.setup is not None))
     (dest / "task.toml").write_text(_harbor_header(task) + "\n" + _matchmeter_body(task), encoding="utf-8")
     return dest

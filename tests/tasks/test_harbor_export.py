@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from matchmeter.cli import app
+from matchmeter.runner.sandbox.baseimage import instructions
 from matchmeter.tasks.harbor import BAKED_SETUP
 from matchmeter.tasks.loader import (
     builtin_probes_dir,
@@ -68,6 +69,7 @@ def test_export_is_self_contained_and_round_trips(exported):
         dockerfile = (task_dir / "environment" / "Dockerfile").read_text()
         assert "ENV MM_SEED=3 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier" in dockerfile
         assert f"RUN bash /tmp/{BAKED_SETUP}" in dockerfile
+        assert sorted(p.name for p in (task_dir / "environment").iterdir()) == ["Dockerfile", BAKED_SETUP]
         assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == \
             (builtin_suite_dir() / task_dir.name / "environment" / "setup.sh").read_bytes()
         assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
@@ -78,6 +80,26 @@ def test_export_is_self_contained_and_round_trips(exported):
         keep = {"id", "source_family", "category", "difficulty", "subgoals", "reference_paths", "budgets",
                 "timeouts", "safety"}
         assert back.model_dump(include=keep) == source.model_dump(include=keep), task_dir.name
+
+
+def test_export_keeps_the_task_dockerfile_and_its_build_context(tmp_path):
+    """A task whose Dockerfile bakes state (a Harbor/TB2 task) keeps it, and the files it COPYs, in the
+    export; only a FROM of the matchmeter base is renamed to --base-image, and the seed's ENV comes last."""
+    src = tmp_path / "src" / "harbor-state"
+    shutil.copytree(Path(__file__).parent / "data" / "harbor-state", src)
+    (src / "environment" / "greeting.txt").write_text("hi\n")
+    with (src / "environment" / "Dockerfile").open("a") as f:
+        f.write("COPY greeting.txt /app/greeting.txt\n")
+    result = CliRunner().invoke(app, ["tasks", "export", "--path", str(src), "--seed", "7", "--base-image",
+                                      "local/base:1", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    env = tmp_path / "out" / "harbor-state" / "environment"
+    assert sorted(p.name for p in env.iterdir()) == ["Dockerfile", "greeting.txt"]
+    assert instructions((env / "Dockerfile").read_text()) == [
+        "FROM local/base:1", "WORKDIR /app",
+        "RUN printf 'harbor\\n' > /app/state.txt && mkdir -p /opt/task && printf 'baked\\n' > /opt/task/marker",
+        "COPY greeting.txt /app/greeting.txt", "ENV MM_SEED=7 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier",
+        "WORKDIR /app"]
 
 
 def mm(*args: str) -> subprocess.CompletedProcess:
