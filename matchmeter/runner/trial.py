@@ -45,7 +45,7 @@ from matchmeter.schema import (
     Trajectory,
     utcnow,
 )
-from matchmeter.tasks.loader import verify_support_files
+from matchmeter.tasks.loader import setup_run_name, task_files, verify_support_files
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
@@ -192,8 +192,11 @@ def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: E
     """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
     task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
     if task.environment.setup is not None:  # a Harbor/TB2 task's state comes from its Dockerfile alone
-        sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
-        setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
+        files, run_as = task_files(task), setup_run_name(task)
+        sandbox.upload(files.environment_dir, f"{logs}/.env")
+        if files.setup is not None and run_as != task.environment.setup:  # a shared script, placed beside it
+            sandbox.upload(files.setup, f"{logs}/.env/{run_as}")
+        setup = sandbox.exec(f'bash "{logs}/.env/{run_as}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
                              task.timeouts.setup_s)
         _write_log(req.logs_dir, "setup.log", setup.output)
         if setup.exit_code != 0:

@@ -7,10 +7,19 @@ A task directory (Harbor / Terminal-Bench 2 layout; matchmeter's keys in task.to
       task.toml                 TaskSpec fields except instruction, path, digest
       instruction.md            the Original description
       environment/Dockerfile    the task environment
-      environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set)
+      environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set); or
+                                [metadata.matchmeter.environment] setup = "shared:<path>" names one
+                                shared script, _shared/setup/<path>, that several tasks seed from
       solution/solve.sh         the oracle
       tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt,
                                 or, as Harbor, /logs/verifier/reward.txt or reward.json
+
+Shared code, one copy each, under the built-in suite's `_shared/` (shared_dir()): verifier modules
+(verifylib.py, quoting.py, quoting/verify_<family>.py) that the runner places beside tests/ at verify time
+when the verifier uses them (verify_support_files), setup scripts under `_shared/setup/` that a task names
+with `setup = "shared:<path>"` (the runner uploads that one file beside the environment/ directory and runs
+it; task_files resolves it on the host), and check helpers under `_shared/checks/`. Every shared file a
+task uses is part of its digest; `tasks export --format harbor` writes them into the exported task.
 
 A suite is a directory of task directories, optionally with index.toml listing `tasks` (all of them)
 and `core` (a subset). Every problem is a UserError naming file, field, value and fix.
@@ -62,16 +71,34 @@ def builtin_probes_dir() -> Path:
     return Path(__file__).resolve().parent / "probes"
 
 
+SHARED_SETUP = "shared:"  # prefix of a setup value naming a script under shared_dir() / "setup"
+
+
 def task_files(task: TaskSpec) -> TaskPaths:
     """Paths of the task's environment dir, setup script, oracle and tests dir."""
     root = Path(task.path)
     env_dir = root / "environment"
-    setup = env_dir / task.environment.setup if task.environment.setup else None
+    setup = _setup_path(task.environment.setup, env_dir) if task.environment.setup else None
     return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
 
 
+def _setup_path(name: str, env_dir: Path) -> Path:
+    if name.startswith(SHARED_SETUP):
+        return shared_dir() / "setup" / name.removeprefix(SHARED_SETUP)
+    return env_dir / name
+
+
+def setup_run_name(task: TaskSpec) -> str | None:
+    """The name the setup script runs as inside the uploaded environment/ copy: its own name there, or,
+    for a shared one (uploaded beside it), the shared file's name with a prefix no task file uses."""
+    name = task.environment.setup
+    if name is None or not name.startswith(SHARED_SETUP):
+        return name
+    return "mm-shared-" + Path(name).name
+
+
 def shared_dir() -> Path:
-    """The suite's shared verifier code (verifylib.py, quoting.py, quoting/verify_<family>.py): one copy each."""
+    """The suite's shared code (verifylib.py, quoting.py, quoting/verify_<family>.py, setup/, checks/): one copy each."""
     return builtin_suite_dir() / "_shared"
 
 
@@ -160,7 +187,7 @@ def _covered(path: str, protected: Iterable[str]) -> bool:
 
 def _without_default_setup(spec: TaskSpec, path: Path, named: bool) -> TaskSpec:
     """A task that names no setup script and has no environment/setup.sh has none (a Harbor task)."""
-    if named or spec.environment.setup is None or (path / "environment" / spec.environment.setup).is_file():
+    if named or spec.environment.setup is None or _setup_path(spec.environment.setup, path / "environment").is_file():
         return spec
     return spec.model_copy(update={"environment": spec.environment.model_copy(update={"setup": None})})
 
@@ -172,6 +199,14 @@ def _check_files(spec: TaskSpec) -> None:
         "oracle": files.solution,
         "verifier": files.tests_dir / "test.sh",
     }
+    setup = spec.environment.setup
+    if setup is not None and setup.startswith(SHARED_SETUP):
+        shared_root = (shared_dir() / "setup").resolve()
+        assert files.setup is not None
+        if not files.setup.resolve().is_relative_to(shared_root) or not files.setup.is_file():
+            raise UserError(f"task.toml: environment.setup {setup!r} names no file under {shared_root}",
+                            spec.path, f"name an existing script there, e.g. {SHARED_SETUP}quoting/write-bytes.sh")
+        required.pop("environment setup script")
     for label, file in required.items():
         if file is not None and not file.is_file():
             rel = file.relative_to(spec.path)

@@ -28,6 +28,7 @@ from matchmeter.tasks.loader import (
     load_task,
     load_tasks,
     shared_dir,
+    task_files,
     verify_support_files,
 )
 from tests.tasks.quoting_gen import TASK_IDS as QUOTING_IDS
@@ -68,8 +69,10 @@ def test_export_is_self_contained_and_round_trips(exported):
         dockerfile = (task_dir / "environment" / "Dockerfile").read_text()
         assert "ENV MM_SEED=3 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier" in dockerfile
         assert f"RUN bash /tmp/{BAKED_SETUP}" in dockerfile
-        assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == \
-            (builtin_suite_dir() / task_dir.name / "environment" / "setup.sh").read_bytes()
+        setup = task_files(source).setup  # the task's own, or the shared one it names
+        assert setup is not None
+        assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == setup.read_bytes()
+        assert (task_dir / "tests" / "setup.sh").read_bytes() == setup.read_bytes()
         assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
             (builtin_suite_dir() / "_shared" / "verifylib.py").read_bytes()
         assert (task_dir / "tests" / "setup.sh").is_file()
@@ -144,11 +147,14 @@ def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
         tests = Path(task.path) / "tests"
         assert not (shared | {"setup.sh"}) & {p.name for p in tests.iterdir()}, task.id
         support = verify_support_files(task)
-        assert support["setup.sh"] == Path(task.path) / "environment" / "setup.sh", task.id
+        assert support["setup.sh"] == task_files(task).setup, task.id
         assert support["verifylib.py"] == shared_dir() / "verifylib.py", task.id
         generated = task.id in QUOTING_IDS
         assert ("quoting.py" in support) == generated, task.id
         if generated:  # test.sh runs the family's one verifier, which imports verifylib and quoting
+            assert task.environment.setup == f"shared:quoting/{task.category}.sh", task.id
+            assert not (Path(task.path) / "environment" / "setup.sh").exists(), task.id
+            assert support["setup.sh"] == shared_dir() / "setup" / "quoting" / f"{task.category}.sh", task.id
             family = f"verify_{task.category.replace('-', '_')}.py"
             assert support[family] == shared_dir() / "quoting" / family, task.id
             assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family}, task.id

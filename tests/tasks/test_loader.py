@@ -282,3 +282,39 @@ def test_missing_path(tmp_path):
     with pytest.raises(UserError) as info:
         load_tasks([tmp_path / "nowhere"])
     assert info.value.line() == f"{tmp_path / 'nowhere'} does not exist ({tmp_path / 'nowhere'}): pass a task directory or a suite directory"
+
+
+def test_task_seeds_from_a_shared_setup_script(tmp_path, monkeypatch):
+    """`setup = "shared:<path>"` names one script under _shared/setup/: no copy in the task, the host path
+    resolves there, the verifier gets it as setup.sh, and editing it changes the digest of the task."""
+    from matchmeter.tasks import loader
+    from matchmeter.tasks.loader import setup_run_name, verify_support_files
+
+    shared = tmp_path / "_shared"
+    (shared / "setup" / "fam").mkdir(parents=True)
+    script = shared / "setup" / "fam" / "seed.sh"
+    script.write_text("#!/bin/sh\necho seeded > data.txt\n")
+    monkeypatch.setattr(loader, "shared_dir", lambda: shared)
+    root = make_task(tmp_path / "suite", toml=TOML + '\n[environment]\nsetup = "shared:fam/seed.sh"\n')
+    (root / "environment" / "setup.sh").unlink()
+    task = load_task(root)
+    assert task_files(task).setup == script
+    assert setup_run_name(task) == "mm-shared-seed.sh"
+    assert verify_support_files(task) == {"setup.sh": script}
+    before = task.digest
+    script.write_text("#!/bin/sh\necho seeded twice > data.txt\n")
+    assert load_task(root).digest != before
+
+
+def test_shared_setup_must_name_a_file_under_shared_setup(tmp_path, monkeypatch):
+    from matchmeter.tasks import loader
+
+    shared = tmp_path / "_shared"
+    (shared / "setup").mkdir(parents=True)
+    (tmp_path / "outside.sh").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(loader, "shared_dir", lambda: shared)
+    fix = "name an existing script there, e.g. shared:quoting/write-bytes.sh"
+    for i, value in enumerate(("shared:nope.sh", "shared:../../outside.sh")):
+        root = make_task(tmp_path / f"s{i}", toml=TOML + f'\n[environment]\nsetup = "{value}"\n')
+        assert error_line(root) == (f"task.toml: environment.setup {value!r} names no file under "
+                                    f"{(shared / 'setup').resolve()} ({root}): {fix}")
