@@ -27,6 +27,7 @@ from matchmeter.tasks import builtin_suite_dir, load_tasks
 from tests.tasks._check_runner_rest import snapshot
 from tests.tasks.harness import Trial
 
+
 def oracle_outputs(task) -> dict[str, bytes]:
     with Trial(task, 0) as trial:
         trial.setup()

@@ -27,6 +27,7 @@ from matchmeter.tasks.loader import (
     builtin_suite_dir,
     load_task,
     load_tasks,
+    setup_libs,
     shared_dir,
     task_files,
     verify_support_files,
@@ -64,6 +65,9 @@ def test_schema_rejects_what_harbor_lint_flags():
 
 
 def test_export_is_self_contained_and_round_trips(exported):
+    uses = {p.name: setup_libs(load_task(builtin_suite_dir() / p.name)) for p in exported.iterdir()}
+    assert uses["git-recover-branches"] == {"seedgit.py": shared_dir() / "setup" / "seedgit.py"}
+    assert uses["q-env-line-h1"] == {}  # a shared setup script that imports no module: the plain layout
     for task_dir in sorted(exported.iterdir()):
         source = load_task(builtin_suite_dir() / task_dir.name)
         dockerfile = (task_dir / "environment" / "Dockerfile").read_text()
@@ -73,6 +77,12 @@ def test_export_is_self_contained_and_round_trips(exported):
         assert setup is not None
         assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == setup.read_bytes()
         assert (task_dir / "tests" / "setup.sh").read_bytes() == setup.read_bytes()
+        libs = setup_libs(source)  # shared setup modules (seedgit.py) beside the baked script and in tests/
+        for name, host in libs.items():
+            assert (task_dir / "environment" / name).read_bytes() == host.read_bytes(), task_dir.name
+            assert (task_dir / "tests" / name).read_bytes() == host.read_bytes(), task_dir.name
+        copy = f"COPY {' '.join([BAKED_SETUP, *sorted(libs)])} /tmp/" if libs else f"COPY {BAKED_SETUP} /tmp/{BAKED_SETUP}"
+        assert copy in dockerfile.splitlines(), task_dir.name
         assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
             (builtin_suite_dir() / "_shared" / "verifylib.py").read_bytes()
         assert (task_dir / "tests" / "setup.sh").is_file()
@@ -119,7 +129,7 @@ def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2"])
+@pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2", "git-recover-branches"])
 def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
     from matchmeter.runner.sandbox.baseimage import build_base_image
 
@@ -157,7 +167,7 @@ def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
             assert support["setup.sh"] == shared_dir() / "setup" / "quoting" / f"{task.category}.sh", task.id
             family = f"verify_{task.category.replace('-', '_')}.py"
             assert support[family] == shared_dir() / "quoting" / family, task.id
-            assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family}, task.id
+            assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family, *setup_libs(task)}, task.id
     harbor = load_task(Path(__file__).parent / "data" / "harbor-hello")
     assert verify_support_files(harbor) == {}
 

@@ -16,8 +16,9 @@ import pytest
 
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.transport import wrap_command
+from matchmeter.runner.trial import seed_sandbox
 from matchmeter.tasks import builtin_suite_dir, load_tasks
-from matchmeter.tasks.loader import shared_dir, task_files, verify_support_files
+from matchmeter.tasks.loader import shared_dir, verify_support_files
 from tests.tasks.quoting_gen import TASK_IDS, generate, hazard_tags
 from tests.tasks.quoting_gen.families import FAMILIES
 
@@ -91,7 +92,7 @@ def run_reference(task, transport: str, seed: int = 0) -> tuple[str, float]:
     try:
         logs = box.exec('printf %s "$MM_LOGS"', 10).output
         tests = box.exec('printf %s "$MM_TESTS"', 10).output
-        setup = box.exec(f'bash {task_files(task).setup}', 60)  # the family's shared script (local backend)
+        setup = seed_sandbox(box, task, logs, 60)  # as a trial seeds it: the family's shared script
         assert setup.exit_code == 0, setup.output
         for command in task.reference_paths[0].commands:
             box.exec(wrap_command(command, transport), 30)  # exit codes are never the verdict

@@ -2,28 +2,16 @@
 # Builds repo/ (fixed identity and dates, seeded history), a pending change to CHANGELOG.md and an
 # untracked scratch file that must stay out of the commit.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
-import subprocess
 import sys
-from pathlib import Path
+
+from seedgit import Repo
 
 rng = random.Random(int(sys.argv[1]))
-repo = Path("repo")
-repo.mkdir()
-env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
-
-
-def git(*args, date=None):
-    e = dict(env, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date) if date else env
-    subprocess.run(["git", *args], cwd=repo, env=e, check=True, stdout=subprocess.DEVNULL)
-
-
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Robin Release")
-git("config", "user.email", "robin@example.com")
-git("config", "commit.gpgsign", "false")
+repo = Repo("repo")
+git = repo.git
+repo.init("Robin Release", "robin@example.com")
 items = ["faster startup", "new export format", "fix login loop", "dark mode", "retry uploads", "smaller images"]
 entries = []
 for day, version in enumerate(rng.sample(["1.0", "1.1", "1.2", "1.3", "2.0"], 3), start=1):
