@@ -5,8 +5,8 @@ copy of environment/), so does the verifier's pristine rebuild (tests/, via veri
 Harbor export (the image's build step); the loader finds the tasks that use it by the import.
 
     PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-    from seedgit import Clock, Repo
-    repo = Repo("app", Clock(rng, "2024-04", per_day=24))
+    from seedgit import start
+    rng, repo = start("app", month="2024-04", per_day=24)
     git, write = repo.git, repo.write
     repo.init("Sam Maintainer", "sam@example.com")
 
@@ -16,7 +16,9 @@ tick on every git call (reflog entries included), or a date given per call.
 """
 
 import os
+import random
 import subprocess
+import sys
 from pathlib import Path
 
 
@@ -64,3 +66,10 @@ class Repo:
         (self.path / name).parent.mkdir(parents=True, exist_ok=True)
         (self.path / name).write_text(text)
         self.git("add", name)
+
+
+def start(path, **clock):
+    """(rng, repo) of a setup script: random.Random of the seed in argv[1] (the script passes MM_SEED) and
+    a new Repo at path, on Clock(rng, **clock) when clock arguments are given."""
+    rng = random.Random(int(sys.argv[1]))
+    return rng, Repo(path, Clock(rng, **clock) if clock else None)

@@ -3,13 +3,9 @@
 # change to todo.md and an untracked scratch.txt that must stay out of the commit.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Repo
-
-rng = random.Random(int(sys.argv[1]))
-repo = Repo("notes")
+rng, repo = start("notes")
 git = repo.git
 repo.init("Sam Writer", "sam@example.com")
 chores = ["water plants", "renew passport", "fix bike", "call plumber", "book dentist", "backup laptop",

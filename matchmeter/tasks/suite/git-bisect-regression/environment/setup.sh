@@ -7,14 +7,9 @@
 # dates are fixed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Clock, Repo
-
-rng = random.Random(int(sys.argv[1]))
-clock = Clock(rng, "2024-02", per_day=8, first_hour=8)
-repo = Repo("calc", clock)
+rng, repo = start("calc", month="2024-02", per_day=8, first_hour=8)
 git = repo.git
 
 

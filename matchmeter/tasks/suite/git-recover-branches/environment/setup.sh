@@ -4,14 +4,9 @@
 # Every git call has fixed dates (reflog included), so the repository is the same for the same seed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Clock, Repo
-
-rng = random.Random(int(sys.argv[1]))
-clock = Clock(rng, "2024-06", per_day=20, first_hour=3)
-repo = Repo("project", clock)
+rng, repo = start("project", month="2024-06", per_day=20, first_hour=3)
 git = repo.git
 
 
@@ -19,7 +14,7 @@ def change(msg):
     name = f"src/{rng.choice(['parser', 'client', 'store', 'cli', 'report', 'sync'])}.py"
     p = repo / name
     p.parent.mkdir(exist_ok=True)
-    p.write_text((p.read_text() if p.exists() else "") + f"# {msg}\nVALUE_{clock.ticks} = {rng.randint(1, 999)}\n")
+    p.write_text((p.read_text() if p.exists() else "") + f"# {msg}\nVALUE_{repo.clock.ticks} = {rng.randint(1, 999)}\n")
     git("add", name)
     git("commit", "-q", "-m", msg)
 

@@ -4,13 +4,9 @@
 # commit ids are the same for the same seed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Repo
-
-rng = random.Random(int(sys.argv[1]))
-repo = Repo("service")
+rng, repo = start("service")
 git, write = repo.git, repo.write
 
 

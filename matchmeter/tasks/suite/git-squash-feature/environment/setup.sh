@@ -4,14 +4,9 @@
 # out. Identity and dates are fixed, so commit ids are the same for the same seed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Clock, Repo
-
-rng = random.Random(int(sys.argv[1]))
-clock = Clock(rng, "2024-04", per_day=24)
-repo = Repo("app", clock)
+rng, repo = start("app", month="2024-04", per_day=24)
 git, write = repo.git, repo.write
 repo.init("Sam Maintainer", "sam@example.com")
 feature = rng.choice(["csv-export", "dark-mode", "rate-limit", "search-filters", "audit-log", "webhooks"])

@@ -5,14 +5,9 @@
 # not touch. main is checked out. Identity and dates are fixed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
-import sys
+from seedgit import start
 
-from seedgit import Clock, Repo
-
-rng = random.Random(int(sys.argv[1]))
-clock = Clock(rng, "2024-07", per_day=6, first_hour=9)
-repo = Repo("shop", clock)
+rng, repo = start("shop", month="2024-07", per_day=6, first_hour=9)
 git, write = repo.git, repo.write
 
 

@@ -3,13 +3,11 @@
 # untracked scratch file that must stay out of the commit.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import random
 import sys
 
-from seedgit import Repo
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Repo("repo")
+rng, repo = start("repo")
 git = repo.git
 repo.init("Robin Release", "robin@example.com")
 items = ["faster startup", "new export format", "fix login loop", "dark mode", "retry uploads", "smaller images"]
