@@ -21,8 +21,8 @@ with `setup = "shared:<path>"`, setup modules `_shared/setup/*.py` that a setup 
 directory (e.g. seedgit.py: `PYTHONPATH="$(dirname "$0")" python3 ...`), and check helpers under
 `_shared/checks/`. Every backend (bwrap, docker, local, a Ray worker) gets the setup files the same way: the
 runner uploads environment/ and beside it setup_files() (stage_setup does the same on the host), and runs
-the script there. Every shared file a
-task uses is part of its digest; `tasks export --format harbor` writes them into the exported task.
+the script there. Every shared file a task uses is part of its digest; `tasks export --format harbor`
+writes them into the exported task.
 
 A suite is a directory of task directories, optionally with index.toml listing `tasks` (all of them)
 and `core` (a subset). Every problem is a UserError naming file, field, value and fix.
