@@ -96,8 +96,9 @@ class EnvironmentSpec(Inbound):
     dockerfile: str = Field("Dockerfile", description="Dockerfile under environment/ for the docker backend.")
     setup: str | None = Field(
         "setup.sh",
-        description="Script under environment/ run in the workspace to seed the task; None when the task has "
-        "none (a Harbor task whose Dockerfile is its whole starting state).",
+        description="Script under environment/ run in the workspace to seed the task, or `shared:<path>` for "
+        "one under the suite's _shared/setup/ that several tasks share; None when the task has none (a Harbor "
+        "task whose Dockerfile is its whole starting state).",
     )
     cpus: float = Field(1.0, gt=0)
     memory_mb: int = Field(1024, ge=64)

@@ -33,7 +33,7 @@ from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession, GatewayAccess
 from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
-from matchmeter.runner.sandbox import Sandbox, SandboxBackend, SandboxRequest
+from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
 from matchmeter.runner.verdict import prepare_command, read_verdict
 from matchmeter.schema import (
@@ -45,7 +45,7 @@ from matchmeter.schema import (
     Trajectory,
     utcnow,
 )
-from matchmeter.tasks.loader import verify_support_files
+from matchmeter.tasks.loader import setup_files, setup_run_name, task_files, verify_support_files
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
@@ -188,13 +188,20 @@ def _create_sandbox(req: TrialRequest) -> _Live:
         raise
 
 
+def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) -> ExecResult:
+    """Run the task's setup script in the workspace, on any backend: environment/ is uploaded under logs
+    with setup_files beside it (a shared setup script, the shared modules it imports), run, and removed."""
+    sandbox.upload(task_files(task).environment_dir, f"{logs}/.env")
+    for name, host in setup_files(task).items():
+        sandbox.upload(host, f"{logs}/.env/{name}")
+    return sandbox.exec(f'bash "{logs}/.env/{setup_run_name(task)}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', timeout_s)
+
+
 def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Agent:
     """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
     task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
     if task.environment.setup is not None:  # a Harbor/TB2 task's state comes from its Dockerfile alone
-        sandbox.upload(Path(task.path) / "environment", f"{logs}/.env")
-        setup = sandbox.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc',
-                             task.timeouts.setup_s)
+        setup = seed_sandbox(sandbox, task, logs, task.timeouts.setup_s)
         _write_log(req.logs_dir, "setup.log", setup.output)
         if setup.exit_code != 0:
             raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")

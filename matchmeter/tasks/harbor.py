@@ -7,13 +7,14 @@ Harbor's `metadata` is a free-form table, so `harbor lint` accepts what lives th
 
 `export_task` writes one self-contained Harbor task for one seed (`matchmeter tasks export --format
 harbor --seed N OUT`): the task's own environment/ (its Dockerfile, whatever state that bakes, and the
-files it COPYs) is kept, and the starting state is baked on top at build time (environment/setup.sh
-runs in a `RUN` step with MM_SEED=N), the image sets MM_SEED, MM_APP=/app, MM_TESTS=/tests and
+files it COPYs) is kept, and the starting state is baked on top at build time (the setup script, the
+task's own or the shared one it names, runs in a `RUN` step with MM_SEED=N, with the shared setup modules
+it imports copied beside it), the image sets MM_SEED, MM_APP=/app, MM_TESTS=/tests and
 MM_LOGS=/logs/verifier so the verifier writes reward.txt where Harbor reads it, and tests/ carries
 what our runner supplies at verify time (verify_support_files: the shared verifylib.py, a quoting
-family's verifier, setup.sh from which the verifier rebuilds the pristine state), which the source task
-keeps no copy of. The setup script is renamed so a matchmeter loader of the export does not seed a
-second time.
+family's verifier, setup.sh and its modules, from which the verifier rebuilds the pristine state),
+which the source task keeps no copy of. The setup script is renamed so a matchmeter loader of the
+export does not seed a second time.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from matchmeter.errors import UserError
 from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, FROM_LINE
 from matchmeter.schema import TaskSpec
-from matchmeter.tasks.loader import task_files, verify_support_files
+from matchmeter.tasks.loader import setup_libs, task_files, verify_support_files
 
 HARBOR_TABLES = ("metadata", "verifier", "agent", "environment", "solution", "task")
 HARBOR_TOP_KEYS = ("version", "schema_version", "source", "artifacts")
@@ -112,9 +113,10 @@ def _harbor_header(task: TaskSpec) -> str:
     ])
 
 
-def _dockerfile(source: str, base: str, seed: int, setup: bool) -> str:
+def _dockerfile(source: str, base: str, seed: int, setup: bool, libs: list[str]) -> str:
     """The task's own Dockerfile (the state it bakes is part of the environment; FROM the matchmeter base
-    renamed to `base`), then the seed's state on top, as our runner seeds it after building that image."""
+    renamed to `base`), then the seed's state on top, as our runner seeds it after building that image.
+    libs: shared setup modules copied beside the setup script (a task that uses none gets the plain layout)."""
     lines = []
     for raw in source.rstrip("\n").splitlines():
         match = FROM_LINE.match(raw)
@@ -126,7 +128,11 @@ def _dockerfile(source: str, base: str, seed: int, setup: bool) -> str:
         f"ENV MM_SEED={seed} MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier",
         "WORKDIR /app",
     ]
-    if setup:
+    if setup and libs:
+        files = " ".join([BAKED_SETUP, *libs])
+        lines += [f"COPY {files} /tmp/",
+                  f"RUN bash /tmp/{BAKED_SETUP} && cd /tmp && rm {files}"]
+    elif setup:
         lines += [f"COPY {BAKED_SETUP} /tmp/{BAKED_SETUP}",
                   f"RUN bash /tmp/{BAKED_SETUP} && rm /tmp/{BAKED_SETUP}"]
     return "\n".join(lines) + "\n"
@@ -169,10 +175,14 @@ def export_task(task: TaskSpec, out_dir: Path, seed: int, base_image: str = "mat
     (dest / "instruction.md").write_text(task.instruction, encoding="utf-8")
     for name, host in verify_support_files(task).items():
         shutil.copyfile(host, dest / "tests" / name)
+    libs = setup_libs(task)
     if files.setup is not None:
         shutil.copyfile(files.setup, dest / "environment" / BAKED_SETUP)
+    for name, host in libs.items():  # the shared setup modules the script imports from its own directory
+        shutil.copyfile(host, dest / "environment" / name)
     own = files.environment_dir / "Dockerfile"
     source = own.read_text(encoding="utf-8") if own.is_file() else f"FROM {BASE_IMAGE}\n"
-    (dest / "environment" / "Dockerfile").write_text(_dockerfile(source, base_image, seed, files.setup is not None))
+    (dest / "environment" / "Dockerfile").write_text(
+        _dockerfile(source, base_image, seed, files.setup is not None, sorted(libs)))
     (dest / "task.toml").write_text(_harbor_header(task) + "\n" + _matchmeter_body(task), encoding="utf-8")
     return dest

@@ -7,10 +7,22 @@ A task directory (Harbor / Terminal-Bench 2 layout; matchmeter's keys in task.to
       task.toml                 TaskSpec fields except instruction, path, digest
       instruction.md            the Original description
       environment/Dockerfile    the task environment
-      environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set)
+      environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set); or
+                                [metadata.matchmeter.environment] setup = "shared:<path>" names one
+                                shared script, _shared/setup/<path>, that several tasks seed from
       solution/solve.sh         the oracle
       tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt,
                                 or, as Harbor, /logs/verifier/reward.txt or reward.json
+
+Shared code, one copy each, under the built-in suite's `_shared/` (shared_dir()): verifier modules
+(verifylib.py, quoting.py, quoting/verify_<family>.py) that the runner places beside tests/ at verify time
+when the verifier uses them (verify_support_files), setup scripts under `_shared/setup/` that a task names
+with `setup = "shared:<path>"`, setup modules `_shared/setup/*.py` that a setup script imports from its own
+directory (e.g. seedgit.py: `PYTHONPATH="$(dirname "$0")" python3 ...`), and check helpers under
+`_shared/checks/`. Every backend (bwrap, docker, local, a Ray worker) gets the setup files the same way: the
+runner uploads environment/ and beside it setup_files() (stage_setup does the same on the host), and runs
+the script there. Every shared file a task uses is part of its digest; `tasks export --format harbor`
+writes them into the exported task.
 
 A suite is a directory of task directories, optionally with index.toml listing `tasks` (all of them)
 and `core` (a subset). Every problem is a UserError naming file, field, value and fix.
@@ -19,6 +31,7 @@ and `core` (a subset). Every problem is a UserError naming file, field, value an
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -62,16 +75,66 @@ def builtin_probes_dir() -> Path:
     return Path(__file__).resolve().parent / "probes"
 
 
+SHARED_SETUP = "shared:"  # prefix of a setup value naming a script under shared_dir() / "setup"
+
+
 def task_files(task: TaskSpec) -> TaskPaths:
     """Paths of the task's environment dir, setup script, oracle and tests dir."""
     root = Path(task.path)
     env_dir = root / "environment"
-    setup = env_dir / task.environment.setup if task.environment.setup else None
+    setup = _setup_path(task.environment.setup, env_dir) if task.environment.setup else None
     return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
 
 
+def _setup_path(name: str, env_dir: Path) -> Path:
+    if name.startswith(SHARED_SETUP):
+        return shared_dir() / "setup" / name.removeprefix(SHARED_SETUP)
+    return env_dir / name
+
+
+def setup_run_name(task: TaskSpec) -> str | None:
+    """The name the setup script runs as inside the uploaded environment/ copy: its own name there, or,
+    for a shared one (uploaded beside it), the shared file's name with a prefix no task file uses."""
+    name = task.environment.setup
+    if name is None or not name.startswith(SHARED_SETUP):
+        return name
+    return "mm-shared-" + Path(name).name
+
+
+def setup_libs(task: TaskSpec) -> dict[str, Path]:
+    """The shared setup modules (_shared/setup/*.py, e.g. seedgit.py) the task's setup script imports or
+    names, by file name: they sit beside the script wherever it runs (runner, verifier, Harbor image)."""
+    setup = task_files(task).setup
+    if setup is None or not setup.is_file():
+        return {}
+    code = setup.read_text(encoding="utf-8", errors="replace")
+    return {lib.name: lib for lib in sorted((shared_dir() / "setup").glob("*.py")) if _uses(code, lib)}
+
+
+def setup_files(task: TaskSpec) -> dict[str, Path]:
+    """What the runner places beside its copy of environment/ before it runs the setup script there:
+    a shared script under setup_run_name(task), and the shared setup modules the script uses."""
+    out = setup_libs(task)
+    setup, run_as = task_files(task).setup, setup_run_name(task)
+    if setup is not None and run_as is not None and run_as != task.environment.setup:
+        out[run_as] = setup
+    return out
+
+
+def stage_setup(task: TaskSpec, dest: Path) -> Path | None:
+    """On the host, what the runner uploads: environment/ copied to dest with setup_files beside it;
+    returns the script to run with bash (cwd = the workspace), or None when the task has no setup."""
+    run_as = setup_run_name(task)
+    if run_as is None:
+        return None
+    shutil.copytree(task_files(task).environment_dir, dest)
+    for name, host in setup_files(task).items():
+        shutil.copyfile(host, dest / name)
+    return dest / run_as
+
+
 def shared_dir() -> Path:
-    """The suite's shared verifier code (verifylib.py, quoting.py, quoting/verify_<family>.py): one copy each."""
+    """The suite's shared code (verifylib.py, quoting.py, quoting/verify_<family>.py, setup/, checks/): one copy each."""
     return builtin_suite_dir() / "_shared"
 
 
@@ -84,8 +147,8 @@ def _uses(code: str, lib: Path) -> bool:
 def verify_support_files(task: TaskSpec) -> dict[str, Path]:
     """Files to place in $MM_TESTS beside tests/ at verify time, by name, so a task needs no derived copy:
     each shared file (shared_dir()) the verifier uses, directly or through another shared file, and the
-    setup script as setup.sh (verifiers rebuild the pristine starting state from it). A task's own file of
-    the same name wins. Harbor export writes the same files into tests/."""
+    setup script as setup.sh with the shared setup modules it uses (verifiers rebuild the pristine starting
+    state from it). A task's own file of the same name wins. Harbor export writes the same files into tests/."""
     tests = Path(task.path) / "tests"
     code = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(tests.glob("*"))
                      if p.is_file() and p.suffix in (".py", ".sh"))
@@ -102,6 +165,7 @@ def verify_support_files(task: TaskSpec) -> dict[str, Path]:
     setup = task_files(task).setup
     if setup is not None and not (tests / "setup.sh").exists():
         out["setup.sh"] = setup
+        out.update({name: lib for name, lib in setup_libs(task).items() if not (tests / name).exists()})
     return out
 
 
@@ -160,7 +224,7 @@ def _covered(path: str, protected: Iterable[str]) -> bool:
 
 def _without_default_setup(spec: TaskSpec, path: Path, named: bool) -> TaskSpec:
     """A task that names no setup script and has no environment/setup.sh has none (a Harbor task)."""
-    if named or spec.environment.setup is None or (path / "environment" / spec.environment.setup).is_file():
+    if named or spec.environment.setup is None or _setup_path(spec.environment.setup, path / "environment").is_file():
         return spec
     return spec.model_copy(update={"environment": spec.environment.model_copy(update={"setup": None})})
 
@@ -172,6 +236,14 @@ def _check_files(spec: TaskSpec) -> None:
         "oracle": files.solution,
         "verifier": files.tests_dir / "test.sh",
     }
+    setup = spec.environment.setup
+    if setup is not None and setup.startswith(SHARED_SETUP):
+        shared_root = (shared_dir() / "setup").resolve()
+        assert files.setup is not None
+        if not files.setup.resolve().is_relative_to(shared_root) or not files.setup.is_file():
+            raise UserError(f"task.toml: environment.setup {setup!r} names no file under {shared_root}",
+                            spec.path, f"name an existing script there, e.g. {SHARED_SETUP}quoting/write-bytes.sh")
+        required.pop("environment setup script")
     for label, file in required.items():
         if file is not None and not file.is_file():
             rel = file.relative_to(spec.path)

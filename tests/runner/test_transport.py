@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.transport import wrap_command
+from matchmeter.runner.trial import seed_sandbox
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
 
@@ -120,8 +121,7 @@ def run_reference(task: TaskSpec, transport: str, backend: str) -> tuple[list[tu
     try:
         logs = box.exec('printf %s "$MM_LOGS"', 10).output
         tests = box.exec('printf %s "$MM_TESTS"', 10).output
-        box.upload(Path(task.path) / "environment", f"{logs}/.env")
-        setup = box.exec(f'bash "{logs}/.env/{task.environment.setup}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', 120)
+        setup = seed_sandbox(box, task, logs, 120)  # as a trial seeds it
         assert setup.exit_code == 0, setup.output
         steps = []
         for command in task.reference_paths[0].commands:

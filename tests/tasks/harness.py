@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
-from matchmeter.tasks.loader import task_files, verify_support_files
+from matchmeter.tasks.loader import stage_setup, task_files, verify_support_files
 from matchmeter.tasks.seeding import script_env, tree_files
 
 # (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
@@ -70,7 +70,7 @@ class Trial:
         return subprocess.CompletedProcess(args, proc.returncode, out, "")
 
     def setup(self) -> None:
-        proc = self.bash([str(task_files(self.task).setup)])
+        proc = self.bash([str(stage_setup(self.task, self.root / "env"))])  # as the runner uploads it
         assert proc.returncode == 0, f"setup.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
 
     def solve(self) -> str:

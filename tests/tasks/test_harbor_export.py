@@ -28,7 +28,9 @@ from matchmeter.tasks.loader import (
     builtin_suite_dir,
     load_task,
     load_tasks,
+    setup_libs,
     shared_dir,
+    task_files,
     verify_support_files,
 )
 from tests.tasks.quoting_gen import TASK_IDS as QUOTING_IDS
@@ -64,14 +66,25 @@ def test_schema_rejects_what_harbor_lint_flags():
 
 
 def test_export_is_self_contained_and_round_trips(exported):
+    uses = {p.name: setup_libs(load_task(builtin_suite_dir() / p.name)) for p in exported.iterdir()}
+    assert uses["git-recover-branches"] == {"seedgit.py": shared_dir() / "setup" / "seedgit.py"}
+    assert uses["q-env-line-h1"] == {}  # a shared setup script that imports no module: the plain layout
     for task_dir in sorted(exported.iterdir()):
         source = load_task(builtin_suite_dir() / task_dir.name)
         dockerfile = (task_dir / "environment" / "Dockerfile").read_text()
         assert "ENV MM_SEED=3 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier" in dockerfile
         assert f"RUN bash /tmp/{BAKED_SETUP}" in dockerfile
-        assert sorted(p.name for p in (task_dir / "environment").iterdir()) == ["Dockerfile", BAKED_SETUP]
-        assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == \
-            (builtin_suite_dir() / task_dir.name / "environment" / "setup.sh").read_bytes()
+        setup = task_files(source).setup  # the task's own, or the shared one it names
+        assert setup is not None
+        assert (task_dir / "environment" / BAKED_SETUP).read_bytes() == setup.read_bytes()
+        assert (task_dir / "tests" / "setup.sh").read_bytes() == setup.read_bytes()
+        libs = setup_libs(source)  # shared setup modules (seedgit.py) beside the baked script and in tests/
+        for name, host in libs.items():
+            assert (task_dir / "environment" / name).read_bytes() == host.read_bytes(), task_dir.name
+            assert (task_dir / "tests" / name).read_bytes() == host.read_bytes(), task_dir.name
+        copy = f"COPY {' '.join([BAKED_SETUP, *sorted(libs)])} /tmp/" if libs else f"COPY {BAKED_SETUP} /tmp/{BAKED_SETUP}"
+        assert copy in dockerfile.splitlines(), task_dir.name
+        assert sorted(p.name for p in (task_dir / "environment").iterdir()) == sorted(["Dockerfile", BAKED_SETUP, *libs])
         assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
             (builtin_suite_dir() / "_shared" / "verifylib.py").read_bytes()
         assert (task_dir / "tests" / "setup.sh").is_file()
@@ -138,7 +151,7 @@ def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2"])
+@pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2", "git-recover-branches"])
 def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
     from matchmeter.runner.sandbox.baseimage import build_base_image
 
@@ -166,14 +179,17 @@ def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
         tests = Path(task.path) / "tests"
         assert not (shared | {"setup.sh"}) & {p.name for p in tests.iterdir()}, task.id
         support = verify_support_files(task)
-        assert support["setup.sh"] == Path(task.path) / "environment" / "setup.sh", task.id
+        assert support["setup.sh"] == task_files(task).setup, task.id
         assert support["verifylib.py"] == shared_dir() / "verifylib.py", task.id
         generated = task.id in QUOTING_IDS
         assert ("quoting.py" in support) == generated, task.id
         if generated:  # test.sh runs the family's one verifier, which imports verifylib and quoting
+            assert task.environment.setup == f"shared:quoting/{task.category}.sh", task.id
+            assert not (Path(task.path) / "environment" / "setup.sh").exists(), task.id
+            assert support["setup.sh"] == shared_dir() / "setup" / "quoting" / f"{task.category}.sh", task.id
             family = f"verify_{task.category.replace('-', '_')}.py"
             assert support[family] == shared_dir() / "quoting" / family, task.id
-            assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family}, task.id
+            assert set(support) == {"setup.sh", "verifylib.py", "quoting.py", family, *setup_libs(task)}, task.id
     harbor = load_task(Path(__file__).parent / "data" / "harbor-hello")
     assert verify_support_files(harbor) == {}
 

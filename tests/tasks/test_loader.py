@@ -274,6 +274,12 @@ def test_digest_follows_the_shared_files_the_runner_supplies(tmp_path, monkeypat
     assert before != tree_digest(builtin_suite_dir() / "sort-inbox")
     (shared / "verifylib.py").write_text((shared / "verifylib.py").read_text() + "# changed\n")
     assert load_task(builtin_suite_dir() / "sort-inbox").digest != before
+    # The shared setup script a task names and the shared setup module its script imports are covered too.
+    for task_id, shared_file in (("q-write-bytes-h1", shared / "setup" / "quoting" / "write-bytes.sh"),
+                                 ("git-squash-feature", shared / "setup" / "seedgit.py")):
+        first = load_task(builtin_suite_dir() / task_id).digest
+        shared_file.write_text(shared_file.read_text() + "# changed\n")
+        assert load_task(builtin_suite_dir() / task_id).digest != first, task_id
     harbor = Path(__file__).parent / "data" / "harbor-hello"  # nothing supplied: the plain tree digest
     assert load_task(harbor).digest == tree_digest(harbor)
 
@@ -282,3 +288,52 @@ def test_missing_path(tmp_path):
     with pytest.raises(UserError) as info:
         load_tasks([tmp_path / "nowhere"])
     assert info.value.line() == f"{tmp_path / 'nowhere'} does not exist ({tmp_path / 'nowhere'}): pass a task directory or a suite directory"
+
+
+def test_task_seeds_from_a_shared_setup_script(tmp_path, monkeypatch):
+    """`setup = "shared:<path>"` names one script under _shared/setup/: no copy in the task, the host path
+    resolves there, the module it imports (_shared/setup/*.py) goes beside it for the runner and the
+    verifier, staged as the runner uploads it the script runs, and editing either changes the digest."""
+    import subprocess
+
+    from matchmeter.tasks import loader
+    from matchmeter.tasks.loader import setup_files, setup_libs, stage_setup, verify_support_files
+
+    shared = tmp_path / "_shared"
+    (shared / "setup" / "fam").mkdir(parents=True)
+    script, lib = shared / "setup" / "fam" / "seed.sh", shared / "setup" / "greet.py"
+    script.write_text('#!/bin/sh\nPYTHONPATH="$(dirname "$0")" python3 - <<\'PY\'\nimport greet\ngreet.main()\nPY\n')
+    lib.write_text("def main():\n    open('data.txt', 'w').write('seeded\\n')\n")
+    (shared / "setup" / "unused.py").write_text("")
+    monkeypatch.setattr(loader, "shared_dir", lambda: shared)
+    root = make_task(tmp_path / "suite", toml=TOML + '\n[environment]\nsetup = "shared:fam/seed.sh"\n')
+    (root / "environment" / "setup.sh").unlink()
+    task = load_task(root)
+    assert task_files(task).setup == script
+    assert setup_libs(task) == {"greet.py": lib}
+    assert setup_files(task) == {"greet.py": lib, "mm-shared-seed.sh": script}
+    assert verify_support_files(task) == {"setup.sh": script, "greet.py": lib}
+    staged = stage_setup(task, tmp_path / "env")
+    assert staged == tmp_path / "env" / "mm-shared-seed.sh"
+    (tmp_path / "app").mkdir()
+    subprocess.run(["bash", str(staged)], cwd=tmp_path / "app", check=True)
+    assert (tmp_path / "app" / "data.txt").read_text() == "seeded\n"
+    digests = {task.digest}
+    for changed in (script, lib):
+        changed.write_text(changed.read_text() + "# changed\n")
+        digests.add(load_task(root).digest)
+    assert len(digests) == 3
+
+
+def test_shared_setup_must_name_a_file_under_shared_setup(tmp_path, monkeypatch):
+    from matchmeter.tasks import loader
+
+    shared = tmp_path / "_shared"
+    (shared / "setup").mkdir(parents=True)
+    (tmp_path / "outside.sh").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(loader, "shared_dir", lambda: shared)
+    fix = "name an existing script there, e.g. shared:quoting/write-bytes.sh"
+    for i, value in enumerate(("shared:nope.sh", "shared:../../outside.sh")):
+        root = make_task(tmp_path / f"s{i}", toml=TOML + f'\n[environment]\nsetup = "{value}"\n')
+        assert error_line(root) == (f"task.toml: environment.setup {value!r} names no file under "
+                                    f"{(shared / 'setup').resolve()} ({root}): {fix}")

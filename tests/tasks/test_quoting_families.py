@@ -16,8 +16,9 @@ import pytest
 
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.transport import wrap_command
+from matchmeter.runner.trial import seed_sandbox
 from matchmeter.tasks import builtin_suite_dir, load_tasks
-from matchmeter.tasks.loader import verify_support_files
+from matchmeter.tasks.loader import shared_dir, verify_support_files
 from tests.tasks.quoting_gen import TASK_IDS, generate, hazard_tags
 from tests.tasks.quoting_gen.families import FAMILIES
 
@@ -58,6 +59,9 @@ def test_generator_output_equals_committed_dirs(tmp_path):
         assert files == ours, task_dir.name
         for rel in files:
             assert filecmp.cmp(task_dir / rel, SUITE / task_dir.name / rel, shallow=False), f"{task_dir.name}/{rel}"
+    # The four variants of a family seed from its one shared script; no task keeps a copy.
+    assert sorted(p.name for p in (shared_dir() / "setup" / "quoting").glob("*.sh")) == \
+        sorted(f"{f.op}.sh" for f in FAMILIES)
 
 
 def test_families_shape_and_metadata():
@@ -88,7 +92,7 @@ def run_reference(task, transport: str, seed: int = 0) -> tuple[str, float]:
     try:
         logs = box.exec('printf %s "$MM_LOGS"', 10).output
         tests = box.exec('printf %s "$MM_TESTS"', 10).output
-        setup = box.exec(f'bash {Path(task.path) / "environment" / task.environment.setup}', 60)
+        setup = seed_sandbox(box, task, logs, 60)  # as a trial seeds it: the family's shared script
         assert setup.exit_code == 0, setup.output
         for command in task.reference_paths[0].commands:
             box.exec(wrap_command(command, transport), 30)  # exit codes are never the verdict

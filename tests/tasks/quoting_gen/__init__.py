@@ -1,9 +1,11 @@
 """Generator of the suite's quoting families: 14 operations x (control, h1, h2, h3) = 56 tasks `q-<op>-<variant>`.
 
 `python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
-environment/, tests/ with test.sh and the payload file (test.sh runs the family's verifier from
+environment/Dockerfile, tests/ with test.sh and the payload file (test.sh runs the family's verifier from
 suite/_shared/quoting/, which the runner supplies at verify time), checks/ with cheap shots and an alternative (checks.py), and the
-derived solution/solve.sh) into DEST, by default the built-in suite. The committed directories are exactly this
+derived solution/solve.sh) into DEST, by default the built-in suite. The four variants of a family seed
+the same starting state from one hand-written script, suite/_shared/setup/quoting/<op>.sh, which task.toml
+names (`setup = "shared:quoting/<op>.sh"`); the generator writes no setup script. The committed directories are exactly this
 output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
 """
 
@@ -16,18 +18,13 @@ import tomllib
 from pathlib import Path
 
 from matchmeter.tasks.harbor import to_matchmeter_table
+from matchmeter.tasks.loader import SHARED_SETUP
 from tests.tasks.quoting_gen.checks import check_scripts
 from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
 from tests.tasks.sync_suite import expected_files
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
 BUDGET_STEPS = {"easy": 10, "medium": 15, "hard": 20}
-# Appended to every setup.sh: the seed's ticket id (same formula as suite/_shared/quoting.py) for the agent.
-TICKET_SETUP = """
-# The trial's ticket id, part of the payload (tests/quoting.py computes the same id from MM_SEED).
-python3 -c 'import hashlib, sys; print("T" + str(int(hashlib.sha256(f"quoting-ticket-{sys.argv[1]}".encode()).hexdigest(), 16) % 90000 + 10000))' "$MM_SEED" > TICKET
-"""
 TICKET_NOTE = (f"\n`{MARKER}` in the text above stands for this task's ticket id, the one line of the file `TICKET` "
                "(working directory): write the id in its place. Every other character stays exactly as shown.\n")
 
@@ -88,14 +85,17 @@ def verifier_name(family: Family) -> str:
     return f"verify_{family.op.replace('-', '_')}.py"
 
 
+def shared_setup(family: Family) -> str:
+    """task.toml's setup value: the family's one setup script in suite/_shared/setup/quoting/."""
+    return f"{SHARED_SETUP}quoting/{family.op}.sh"
+
+
 def write_task(family: Family, variant: Variant, dest: Path) -> Path:
     task_dir = dest / f"q-{family.op}-{variant.name}"
     if task_dir.exists():
         shutil.rmtree(task_dir)
     (task_dir / "environment").mkdir(parents=True)
     (task_dir / "tests").mkdir()
-    template = TEMPLATES / family.op
-    (task_dir / "environment" / "setup.sh").write_text((template / "setup.sh").read_text() + TICKET_SETUP)
     (task_dir / "environment" / "Dockerfile").write_text("FROM matchmeter-base:latest\n")
     (task_dir / "tests" / "payload.txt").write_bytes(variant.payload.encode())
     (task_dir / "tests" / "test.sh").write_text(
@@ -103,7 +103,8 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
         f"# (suite/_shared/quoting/{verifier_name(family)}) is placed beside this file at verify time.\n"
         f'exec python3 "${{MM_TESTS:-$(dirname "$0")}}/{verifier_name(family)}"\n')
     (task_dir / "instruction.md").write_text(family.instruction(variant.payload) + TICKET_NOTE)
-    (task_dir / "task.toml").write_text(to_matchmeter_table(task_toml(family, variant)))
+    (task_dir / "task.toml").write_text(to_matchmeter_table(task_toml(family, variant))
+                                        + f'\n[metadata.matchmeter.environment]\nsetup = "{shared_setup(family)}"\n')
     (task_dir / "checks").mkdir()
     for name, text in check_scripts(family, variant).items():
         (task_dir / "checks" / name).write_text(text)

@@ -9,7 +9,7 @@ stays the same. Reference commands are what a
 careful human types on the raw path: the payload single-quoted (shlex.quote), in a quoted heredoc or
 passed as an argv element, and nothing else in the command that a double-quote parser would touch, so
 the control survives the nested transport and the hazardous payloads show what the extra parser does.
-The setup.sh of each family lives in templates/<op>/; its verifier in
+The setup script of each family lives in suite/_shared/setup/quoting/<op>.sh; its verifier in
 matchmeter/tasks/suite/_shared/quoting/verify_<op>.py.
 """
 

@@ -47,6 +47,15 @@ def read(path, mode="t"):
     return p.read_bytes() if mode == "b" else p.read_text(encoding="utf-8", errors="replace")
 
 
+def read_json(path, kind=None):
+    """The JSON document at path in the workspace; raises (the check scores 0) when it is missing, invalid
+    or, with kind (e.g. dict), not of that type."""
+    data = json.loads(read(path))
+    if kind is not None and not isinstance(data, kind):
+        raise AssertionError(f"{path}: a JSON {type(data).__name__}, not a {kind.__name__}")
+    return data
+
+
 def sh(command, cwd=None):
     """stdout of a shell command in the workspace ('' on failure)."""
     proc = subprocess.run(["bash", "-c", command], cwd=cwd or APP, capture_output=True, text=True, timeout=60)
@@ -60,13 +69,28 @@ GIT_SAFE = ["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"}
 
 
-def git(cwd, *args, strip=True):
-    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled (stripped); None on failure."""
-    proc = subprocess.run([*GIT_SAFE, *args], cwd=cwd, capture_output=True, text=True, timeout=30,
+def git(cwd, *args, strip=True, raw=False):
+    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled (stripped text, or with raw=True
+    the exact bytes, for byte-exact checks); None on failure."""
+    proc = subprocess.run([*GIT_SAFE, *args], cwd=cwd, capture_output=True, text=not raw, timeout=30,
                           env=dict(os.environ, **GIT_ENV))
     if proc.returncode != 0:
         return None
+    if raw:
+        return proc.stdout
     return proc.stdout.strip() if strip else proc.stdout
+
+
+def write_probe(name, verdict):
+    """An anti-gaming probe's outcome: $MM_LOGS/probe.json {"passed", "detail"} from verdict() -> (passed,
+    detail); a verdict that raises is a failed probe, never a crashed verifier."""
+    try:
+        passed, detail = verdict()
+    except Exception as exc:
+        passed, detail = False, f"probe check raised {exc!r}"
+    LOGS.mkdir(parents=True, exist_ok=True)
+    (LOGS / "probe.json").write_text(json.dumps({"passed": passed, "detail": detail}) + "\n")
+    print(f"probe {name}: {'pass' if passed else 'FAIL'}: {detail}")
 
 
 def run_agent_code(argv, cwd, timeout=20, env=None):

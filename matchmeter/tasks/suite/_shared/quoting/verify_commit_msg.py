@@ -1,9 +1,8 @@
 """commit-msg verifier: one new commit holding the CHANGELOG change, its stored message byte-exact."""
 
-import subprocess
-
 from quoting import payload as seeded_payload
 from verifylib import APP, HERE, grade, pristine, seed
+from verifylib import git as safe_git
 
 payload = seeded_payload(HERE / "payload.txt", seed())
 orig = pristine() / "repo"
@@ -11,10 +10,7 @@ repo = APP / "repo"
 
 
 def git(cwd, *args):
-    # The repo config is the agent's: no fsmonitor or hook of its may run in the verifier.
-    proc = subprocess.run(["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
-                          capture_output=True, timeout=30)
-    return proc.stdout if proc.returncode == 0 else None
+    return safe_git(cwd, *args, raw=True)  # bytes: messages are compared byte for byte
 
 
 old_head = git(orig, "rev-parse", "HEAD").strip()

@@ -2,30 +2,12 @@
 # Builds a git repository notes/ (fixed identity and dates) with a seeded history, an uncommitted
 # change to todo.md and an untracked scratch.txt that must stay out of the commit.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("notes")
-repo.mkdir()
-env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
-
-
-def git(*args, date=None):
-    e = dict(env)
-    if date:
-        e.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=e, check=True, stdout=subprocess.DEVNULL)
-
-
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Sam Writer")
-git("config", "user.email", "sam@example.com")
-git("config", "commit.gpgsign", "false")
+rng, repo = start("notes")
+git = repo.git
+repo.init("Sam Writer", "sam@example.com")
 chores = ["water plants", "renew passport", "fix bike", "call plumber", "book dentist", "backup laptop",
           "pay rent", "sort photos", "update resume", "clean gutters"]
 todo = [f"- [ ] {c}" for c in rng.sample(chores, 5)]

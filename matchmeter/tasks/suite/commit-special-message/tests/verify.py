@@ -1,8 +1,7 @@
 """commit-special-message verifier: the stored commit message, byte-exact, and what the commit holds."""
 
-import subprocess
-
 from verifylib import APP, HERE, grade, pristine
+from verifylib import git as safe_git
 
 orig = pristine() / "notes"
 repo = APP / "notes"
@@ -10,10 +9,7 @@ expected = (HERE / "expected_message.txt").read_bytes()
 
 
 def git(cwd, *args):
-    # The repo config is the agent's: no fsmonitor or hook of its may run in the verifier.
-    proc = subprocess.run(["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", *args], cwd=cwd,
-                          capture_output=True, timeout=30)
-    return proc.stdout if proc.returncode == 0 else None
+    return safe_git(cwd, *args, raw=True)  # bytes: messages are compared byte for byte
 
 
 old_head = git(orig, "rev-parse", "HEAD").strip()

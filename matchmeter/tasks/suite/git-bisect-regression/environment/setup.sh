@@ -6,25 +6,11 @@
 # and tests and never touch the broken function, so the bad commit reverts cleanly. Identity and
 # dates are fixed.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("calc")
-repo.mkdir()
-clock = [0]
-
-
-def git(*args):
-    clock[0] += 1
-    date = f"2024-02-{1 + clock[0] // 8:02d}T{8 + clock[0] % 8:02d}:{rng.randint(0, 59):02d}:00+00:00"
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
+rng, repo = start("calc", month="2024-02", per_day=8, first_hour=8)
+git = repo.git
 
 
 funcs = {
@@ -84,10 +70,7 @@ def write_all(broken_syntax=None):
     git("add", "-A")
 
 
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Pat Pricing")
-git("config", "user.email", "pat@example.com")
-git("config", "commit.gpgsign", "false")
+repo.init("Pat Pricing", "pat@example.com")
 (repo / "check.sh").write_text("#!/bin/sh\n# Runs the pricing test suite; exit status 0 means the build is good.\n"
                                "cd \"$(dirname \"$0\")\" && exec python3 -m unittest -q test_pricing\n")
 (repo / "check.sh").chmod(0o755)

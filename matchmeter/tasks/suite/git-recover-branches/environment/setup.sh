@@ -3,40 +3,23 @@
 # force-deleted (one worked on in two sessions), and one branch merged into main and then deleted.
 # Every git call has fixed dates (reflog included), so the repository is the same for the same seed.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("project")
-repo.mkdir()
-clock = [0]
-
-
-def git(*args):
-    clock[0] += 1
-    date = f"2024-06-{1 + clock[0] // 20:02d}T{clock[0] % 20 + 3:02d}:{rng.randint(0, 59):02d}:00+00:00"
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
+rng, repo = start("project", month="2024-06", per_day=20, first_hour=3)
+git = repo.git
 
 
 def change(msg):
     name = f"src/{rng.choice(['parser', 'client', 'store', 'cli', 'report', 'sync'])}.py"
     p = repo / name
     p.parent.mkdir(exist_ok=True)
-    p.write_text((p.read_text() if p.exists() else "") + f"# {msg}\nVALUE_{clock[0]} = {rng.randint(1, 999)}\n")
+    p.write_text((p.read_text() if p.exists() else "") + f"# {msg}\nVALUE_{repo.clock.ticks} = {rng.randint(1, 999)}\n")
     git("add", name)
     git("commit", "-q", "-m", msg)
 
 
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Robin Coder")
-git("config", "user.email", "robin@example.com")
-git("config", "commit.gpgsign", "false")
+repo.init("Robin Coder", "robin@example.com")
 for msg in ["Initial commit", "Add parser", "Add client"]:
     change(msg)
 pool = ["retry-logic", "json-output", "fast-path", "config-reload", "batch-mode", "color-output", "proxy-support"]

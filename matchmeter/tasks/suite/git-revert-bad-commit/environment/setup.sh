@@ -3,24 +3,11 @@
 # with an innocent-looking message) sets max_connections to 0. Dates and identity are fixed, so the
 # commit ids are the same for the same seed.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("service")
-repo.mkdir()
-env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")
-
-
-def git(*args, date=None):
-    e = dict(env)
-    if date:
-        e.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=e, check=True, stdout=subprocess.DEVNULL)
+rng, repo = start("service")
+git, write = repo.git, repo.write
 
 
 name = rng.choice(["orders", "billing", "search", "gateway", "ledger"])
@@ -30,15 +17,7 @@ settings = [
     "[limits]", f"max_connections = {conns}", f"timeout_s = {rng.randint(5, 60)}", "", "",
     "[logging]", "level = info", f"file = /var/log/{name}.log", "",
 ]
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Dana Dev")
-git("config", "user.email", "dana@example.com")
-git("config", "commit.gpgsign", "false")
-
-
-def write(path, text):
-    (repo / path).write_text(text)
-    git("add", path)
+repo.init("Dana Dev", "dana@example.com")
 
 
 day = [0]

@@ -3,37 +3,12 @@
 # one names the feature), and main advanced by 1-2 commits after the branch point. main is checked
 # out. Identity and dates are fixed, so commit ids are the same for the same seed.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("app")
-repo.mkdir()
-clock = [0]
-
-
-def git(*args):
-    clock[0] += 1
-    date = f"2024-04-{1 + clock[0] // 24:02d}T{clock[0] % 24:02d}:{rng.randint(0, 59):02d}:00+00:00"
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
-
-
-def write(path, text):
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(text)
-    git("add", path)
-
-
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Sam Maintainer")
-git("config", "user.email", "sam@example.com")
-git("config", "commit.gpgsign", "false")
+rng, repo = start("app", month="2024-04", per_day=24)
+git, write = repo.git, repo.write
+repo.init("Sam Maintainer", "sam@example.com")
 feature = rng.choice(["csv-export", "dark-mode", "rate-limit", "search-filters", "audit-log", "webhooks"])
 title = {"csv-export": "Add CSV export of orders", "dark-mode": "Add a dark mode theme",
          "rate-limit": "Rate-limit the public API", "search-filters": "Add filters to product search",

@@ -4,7 +4,7 @@ import gzip
 import json
 from collections import Counter
 
-from verifylib import grade, pristine, read
+from verifylib import grade, pristine, read_json
 
 orig = pristine() / "logs"
 texts = [(orig / "events.jsonl").read_text(), (orig / "events.jsonl.1").read_text(),
@@ -15,9 +15,7 @@ expected = Counter(e["service"] for e in events if e["level"] == "error")
 
 
 def report():
-    data = json.loads(read("reports/errors_by_service.json"))
-    assert isinstance(data, dict)
-    return data
+    return read_json("reports/errors_by_service.json", dict)
 
 
 def valid():

@@ -4,31 +4,11 @@
 # add a dated CHANGELOG entry at the top and change VERSION; each also changes a file the other does
 # not touch. main is checked out. Identity and dates are fixed.
 set -euo pipefail
-python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
-import os
-import random
-import subprocess
-import sys
-from pathlib import Path
+PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
+from seedgit import start
 
-rng = random.Random(int(sys.argv[1]))
-repo = Path("shop")
-repo.mkdir()
-clock = [0]
-
-
-def git(*args):
-    clock[0] += 1
-    date = f"2024-07-{1 + clock[0] // 6:02d}T{9 + clock[0] % 6:02d}:{rng.randint(0, 59):02d}:00+00:00"
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, stdout=subprocess.DEVNULL)
-
-
-def write(path, text):
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(text)
-    git("add", path)
+rng, repo = start("shop", month="2024-07", per_day=6, first_hour=9)
+git, write = repo.git, repo.write
 
 
 def reqs(pins):
@@ -45,10 +25,7 @@ names = rng.sample(pool, rng.randint(9, 12))
 base_pins = {n: (rng.randint(0, 4), rng.randint(0, 12), rng.randint(0, 9)) for n in names[:-2]}
 base_log = [("2024-05-02", ["First public release"]), ("2024-04-11", ["Beta"])]
 version = (1, rng.randint(2, 6))
-git("init", "-q", "-b", "main")
-git("config", "user.name", "Kim Release")
-git("config", "user.email", "kim@example.com")
-git("config", "commit.gpgsign", "false")
+repo.init("Kim Release", "kim@example.com")
 write("requirements.txt", reqs(base_pins))
 write("CHANGELOG.md", changelog(base_log))
 write("VERSION", f"{version[0]}.{version[1]}.0\n")

@@ -5,7 +5,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from verifylib import grade, pristine, read
+from verifylib import grade, pristine, read_json
 
 # setup.sh writes the entities it planted to MM_TRUTH_OUT (set only here, outside the workspace).
 truth_file = Path(tempfile.mkdtemp(prefix="mm-truth-")) / "truth.json"
@@ -15,9 +15,7 @@ truth = json.loads(truth_file.read_text())
 
 
 def doc():
-    data = json.loads(read("extracted.json"))
-    assert isinstance(data, dict)
-    return data
+    return read_json("extracted.json", dict)
 
 
 def structure():

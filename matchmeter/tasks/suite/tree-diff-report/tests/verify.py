@@ -1,10 +1,9 @@
 """tree-diff-report verifier: added/removed/modified/renamed/mode_changed lists and the unchanged count."""
 
 import hashlib
-import json
 import os
 
-from verifylib import grade, pristine, read
+from verifylib import grade, pristine, read_json
 
 root = pristine() / "snapshots"
 
@@ -30,9 +29,7 @@ unchanged = sum(p in new and old[p] == new[p] for p in old)
 
 
 def doc():
-    data = json.loads(read("diff_report.json"))
-    assert isinstance(data, dict)
-    return data
+    return read_json("diff_report.json", dict)
 
 
 def norm(items):
