@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--executor", default="local", help="widths: where the wide run goes (local or ray).")
     parser.add_argument("--ray-address", default=None, help="An existing cluster (default: start one here).")
     parser.add_argument("--workers", type=int, default=2, help="Worker nodes of a cluster started here.")
-    parser.add_argument("--worker-cpus", type=float, default=1)
+    parser.add_argument("--worker-cpus", type=int, default=1)
     args = parser.parse_args()
     tasks = list(DEMO_TASKS)[: args.tasks]
     if args.compare == "widths":
