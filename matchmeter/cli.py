@@ -61,7 +61,8 @@ KEY_ENV_HELP = "Name of the environment variable holding the key (read at call t
 PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
 NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to the endpoint)."
 EXECUTOR_HELP = "Where trials run: local (this process's threads) or ray (a Ray cluster, docs/ray.md)."
-RAY_ADDRESS_HELP = "With --executor ray: the cluster's HOST:PORT (default: $RAY_ADDRESS, else this node's cluster)."
+RAY_ADDRESS_HELP = ("With --executor ray: the cluster's HOST:PORT, run from a node of it (not a ray:// client address; "
+                    "default: $RAY_ADDRESS, else this node's cluster).")
 
 
 def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,

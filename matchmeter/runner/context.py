@@ -101,14 +101,13 @@ class RunSpec:
         """The backend, checked; the executor known; every agent instantiated once and every model endpoint
         called once, so unknown agents, bad options or unusable endpoints fail before anything is stored.
         On Ray the cluster is checked instead of this machine's backend: some live node must offer the
-        backend and fit every task (each node preflights its own backend)."""
+        backend and fit every task, with a Docker engine where a task's image is built (each node preflights
+        its own backend and the task's FROM images, the --base-alias map applied)."""
         execute = get_executor(self.executor)
         backend = get_backend(self.backend, self.base_aliases)
-        if self.executor == "ray":
-            if self.base_aliases:  # worker nodes build their own images and are not told the aliases
-                raise UserError("--base-alias is not carried to Ray worker nodes", "--executor ray",
-                                "run tasks that need --base-alias with --executor local")
-            importlib.import_module(execute.__module__).preflight_cluster(self.ray_address, self.backend, self.tasks)
+        if self.executor == "ray":  # each node checks its own engine's images (aliases applied) at its first trial
+            importlib.import_module(execute.__module__).preflight_cluster(self.ray_address, self.backend, self.tasks,
+                                                                          self.base_aliases)
         else:
             backend.preflight()
             check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored

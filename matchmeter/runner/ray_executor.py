@@ -2,9 +2,12 @@
 
 Imported only for `--executor ray` (the `matchmeter[ray]` extra); `--help` and local runs never load ray.
 
-Driver (this process, on a node of the cluster):
+Driver (this process, on a node of the cluster; Ray Client `ray://` addresses are refused, see `connected`):
   - refuses the plan at placement time when no live node offers the backend (custom resource
-    `backend_<name>`, declared by `ray start --resources`) or none is big enough for a task's CPU/memory;
+    `backend_<name>`, declared by `ray start --resources`), none is big enough for a task's CPU/memory,
+    or (bwrap) a task runs in an image built from its Dockerfile and no such node declares `docker_engine`;
+  - sends the run's `--base-alias` map with every trial: each node builds the task image with it exactly
+    as the local path does (same rewritten FROM, same image key);
   - ships each task directory once into the object store (nodes cache it by task digest);
   - submits one Ray task per planned execution, requesting the task's `environment.cpus` and
     `environment.memory_mb` plus one unit of `backend_<name>`, so Ray never places more trials on a node
@@ -58,7 +61,8 @@ from matchmeter.runner.executor import (
     attempt_trial,
     run_gateway,
 )
-from matchmeter.runner.sandbox import SandboxBackend, get_backend
+from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
+from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, Environment
 from matchmeter.runner.store import RunStore
 from matchmeter.runner.trial import CancelScope
 from matchmeter.schema import ExecutionResult, TaskSpec
@@ -68,11 +72,24 @@ from matchmeter.schema import ExecutionResult, TaskSpec
 RAY_TASK_RETRIES = 3
 DRIVER_RESUBMITS = 2
 MIB = 1 << 20
+# The custom resource a node declares when a Docker engine answers there: bwrap builds a task image (its
+# Dockerfile does more than FROM the base, or FROM an alias of another image) and runs in its export.
+ENGINE_RESOURCE = "docker_engine"
+RAY_CLIENT_PREFIX = "ray://"
 
 
 def backend_resource(backend_name: str) -> str:
     """The custom resource a node declares to run trials in a backend (`ray start --resources`)."""
     return f"backend_{backend_name}"
+
+
+def needs_engine(task: TaskSpec, backend_name: str, aliases: dict[str, str]) -> bool:
+    """Whether a node needs a Docker engine to run this task: bwrap builds and exports the task's image
+    unless its Dockerfile is nothing but FROM the base (aliases applied). A docker node is an engine."""
+    if backend_name != "bwrap":
+        return False
+    env = Environment(Path(task.path) / "environment", task.environment.dockerfile, aliases)
+    return env.plain != BASE_IMAGE
 
 
 @dataclass
@@ -106,16 +123,18 @@ def execute_plan(
     cluster's HOST:PORT (None: $RAY_ADDRESS, else this node's cluster)."""
     stats = stats if stats is not None else RayStats()
     backend_name = backend.name
+    aliases: dict[str, str] = dict(getattr(backend, "base_aliases", None) or {})  # --base-alias, for every node
     store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     if not todo:
         return []
     with connected(address):
-        cpus = _check_placement([item.task for item in todo], backend_name, address)
+        cpus = _check_placement([item.task for item in todo], backend_name, address, aliases)
         bank = _spend_bank(spend_ledger)
         tasks = {item.task.digest: item.task for item in todo}
         task_refs = {digest: ray.put(_pack_dir(Path(task.path))) for digest, task in tasks.items()}
+        engine = {digest: needs_engine(task, backend_name, aliases) for digest, task in tasks.items()}
         api_base = api_base_for or (lambda _item: None)
         resource = backend_resource(backend_name)
         # Enough queued work that every node stays busy; Ray's resource check decides what runs where.
@@ -124,10 +143,11 @@ def execute_plan(
 
         def submit(item: PlannedExecution) -> Any:
             env = item.task.environment
+            resources = {resource: 1, **({ENGINE_RESOURCE: 1} if engine[item.task.digest] else {})}
             return _trial_task.options(
-                num_cpus=env.cpus, memory=env.memory_mb * MIB, resources={resource: 1},
+                num_cpus=env.cpus, memory=env.memory_mb * MIB, resources=resources,
                 max_retries=RAY_TASK_RETRIES, retry_exceptions=False, name=f"trial-{item.task.id}-{item.key[:8]}",
-            ).remote(item, task_refs[item.task.digest], run_id, plan_id, backend_name, api_base(item),
+            ).remote(item, task_refs[item.task.digest], run_id, plan_id, backend_name, aliases, api_base(item),
                      allow_incompatible, bank)
 
         try:
@@ -137,22 +157,34 @@ def execute_plan(
                 ray.kill(bank)
 
 
-def preflight_cluster(address: str | None, backend_name: str, tasks: list[TaskSpec]) -> None:
+def preflight_cluster(address: str | None, backend_name: str, tasks: list[TaskSpec],
+                      aliases: dict[str, str] | None = None) -> None:
     """Before a run directory is written: the cluster answers, and some live node can place every task."""
     with connected(address):
-        _check_placement(tasks, backend_name, address)
+        _check_placement(tasks, backend_name, address, aliases or {})
 
 
 @contextlib.contextmanager
 def connected(address: str | None) -> Iterator[None]:
     """Join the cluster for this block (or use the connection this process already has: a caller running
-    plans from several threads, as parallel optimize does, connects once around all of them)."""
+    plans from several threads, as parallel optimize does, connects once around all of them).
+
+    Ray Client (`ray://`) is refused: under it the driver's Ray calls run in a proxy on the head node, so the
+    spend actor would be pinned to the head and write spend.json on the head's disk, the sim stub on this
+    machine's loopback is out of the workers' reach, every result and log crosses the client's one gRPC
+    channel, and the job dies when that channel is down for Ray's reconnect grace period (30 s). The
+    driver belongs on a node of the cluster (docs/ray.md)."""
+    target = address or os.environ.get("RAY_ADDRESS") or "auto"
+    if target.startswith(RAY_CLIENT_PREFIX):
+        raise UserError(f"Ray Client addresses are not supported: {target}",
+                        "--ray-address" if address else "RAY_ADDRESS",
+                        "run matchmeter on a node of the cluster with --ray-address HEAD:6379 (the GCS port), or"
+                        " from elsewhere wrap it in `ray job submit --address http://HEAD:8265 -- matchmeter ...`")
     if ray.is_initialized():
         yield
         return
     try:
-        ray.init(address=address or os.environ.get("RAY_ADDRESS") or "auto", logging_level=logging.ERROR,
-                 log_to_driver=False, configure_logging=False)
+        ray.init(address=target, logging_level=logging.ERROR, log_to_driver=False, configure_logging=False)
     except ConnectionError as exc:
         raise UserError(f"cannot reach a Ray cluster: {str(exc).splitlines()[0]}", address or "RAY_ADDRESS",
                         "start one (`ray start --head`, see docs/ray.md) or pass --ray-address HOST:PORT") from None
@@ -162,9 +194,10 @@ def connected(address: str | None) -> Iterator[None]:
         ray.shutdown()
 
 
-def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | None) -> float:
-    """Refuse before anything runs: no node offers the backend, or none fits a task's CPU/memory.
-    Returns the CPUs of the nodes that offer it."""
+def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | None,
+                     aliases: dict[str, str]) -> float:
+    """Refuse before anything runs: no node offers the backend, none fits a task's CPU/memory, or none of
+    those that fit has the Docker engine the task's image needs. Returns the CPUs of the nodes offering it."""
     resource = backend_resource(backend_name)
     nodes = [n for n in ray.nodes() if n.get("Alive")]  # type: ignore[no-untyped-call]  # ray leaves nodes() unannotated
     offering = [n["Resources"] for n in nodes if n["Resources"].get(resource, 0) >= 1]
@@ -175,10 +208,17 @@ def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | No
                         " (docs/ray.md)")
     for task in {task.id: task for task in tasks}.values():
         env = task.environment
-        if not any(r.get("CPU", 0) >= env.cpus and r.get("memory", 0) >= env.memory_mb * MIB for r in offering):
+        fit = [r for r in offering if r.get("CPU", 0) >= env.cpus and r.get("memory", 0) >= env.memory_mb * MIB]
+        if not fit:
             raise UserError(f"task {task.id} needs {env.cpus:g} CPUs and {env.memory_mb} MB, and no Ray node with"
                             f" the {backend_name!r} backend has that much", where,
                             "add a bigger worker node, or run that task with the local executor")
+        if needs_engine(task, backend_name, aliases) and not any(r.get(ENGINE_RESOURCE, 0) >= 1 for r in fit):
+            raise UserError(f"task {task.id} runs in an image built from its Dockerfile, and no Ray node with the"
+                            f" {backend_name!r} backend and {env.cpus:g} CPUs / {env.memory_mb} MB declares a Docker"
+                            f" engine (resource {ENGINE_RESOURCE!r})", where,
+                            f"start a worker where docker answers with --resources '{{\"{backend_resource(backend_name)}"
+                            f"\": 1000, \"{ENGINE_RESOURCE}\": 1000}}' (docs/ray.md), or use --executor local")
     return float(sum(r.get("CPU", 0) for r in offering))
 
 
@@ -317,20 +357,21 @@ class _RemoteLedger:
 
 # Per worker process: backends preflighted here, the gateway of the run this process serves.
 _BACKENDS: dict[str, Any] = {}
+_CHECKED: set[str] = set()
 _GATEWAY: dict[str, Any] = {}
 
 
 @ray.remote
 def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: str, backend_name: str,
-                api_base: str | None,
-                allow_incompatible: bool, bank: Any) -> dict[str, Any]:
+                aliases: dict[str, str], api_base: str | None, allow_incompatible: bool, bank: Any) -> dict[str, Any]:
     """One planned execution on this node; a dict of plain values back to the driver."""
     node = ray.get_runtime_context().get_node_id()
+    item = _with_local_task(item, task_tar)
     try:
-        backend = _node_backend(backend_name)
+        backend = _node_backend(backend_name, aliases)
+        _check_environment(backend, item.task, aliases)
     except UserError as exc:
         return {"kind": "refused", "message": f"node {node[:12]}: {exc}"}
-    item = _with_local_task(item, task_tar)
     ledger = _RemoteLedger(bank) if bank is not None else None
     gateway = _worker_gateway(plan_id, item, ledger)
     shared = TrialShared(None, run_id, backend, lambda _item: api_base, allow_incompatible, ledger, CancelScope(),
@@ -357,13 +398,24 @@ def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: s
         shutil.rmtree(stage_root, ignore_errors=True)
 
 
-def _node_backend(name: str) -> Any:
-    """The backend, preflighted once per worker process (builds or finds the node's rootfs/image)."""
-    if name not in _BACKENDS:
-        backend = get_backend(name)
+def _node_backend(name: str, aliases: dict[str, str]) -> Any:
+    """The backend with the run's --base-alias map, preflighted once per worker process (builds or finds the
+    node's rootfs/image)."""
+    key = f"{name}|{json.dumps(aliases, sort_keys=True)}"
+    if key not in _BACKENDS:
+        backend = get_backend(name, aliases)
         backend.preflight()
-        _BACKENDS[name] = backend
-    return _BACKENDS[name]
+        _BACKENDS[key] = backend
+    return _BACKENDS[key]
+
+
+def _check_environment(backend: SandboxBackend, task: TaskSpec, aliases: dict[str, str]) -> None:
+    """The local path's environment preflight, on this node, once per task and alias map per worker process:
+    a FROM image (aliases applied) that this node's engine lacks is a refusal naming the node."""
+    key = f"{task.digest}|{json.dumps(aliases, sort_keys=True)}"
+    if key not in _CHECKED:
+        check_environments(backend, [task])
+        _CHECKED.add(key)
 
 
 def _worker_gateway(plan_id: str, item: PlannedExecution, ledger: RunLedger | None) -> Any:

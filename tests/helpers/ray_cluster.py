@@ -1,7 +1,9 @@
 """A real local Ray cluster for tests and benchmarks: a head and N worker nodes as separate processes.
 
 Loopback only, dashboard off, usage stats off, a small object store per node. The head declares no CPUs
-(trials run on workers only); each worker declares its CPUs, memory and `backend_<name>`. Every process
+(trials run on workers only); each worker declares its CPUs, memory and `backend_<name>`, plus
+`docker_engine` when it is one of the first `engine_workers` (default: all; a Docker engine answers on
+this machine). Every process
 is stopped at exit by its pid: each node runs `ray start --block` in a session of its own (killed by
 process group), and whatever else carries this cluster's unique temp dir on its command line is killed
 by pid (never `ray stop`, which would stop every Ray process on a shared machine).
@@ -42,9 +44,12 @@ def _free_port() -> int:
 
 
 class RayCluster:
-    def __init__(self, workers: int = 2, worker_cpus: float = 1, worker_memory_mb: int = 2048,
-                 backend: str = "bwrap", connect: bool = True) -> None:
-        self.workers, self.worker_cpus, self.worker_memory_mb = workers, worker_cpus, worker_memory_mb
+    def __init__(self, workers: int = 2, worker_cpus: float = 1, worker_memory_mb: int | list[int] = 2048,
+                 backend: str = "bwrap", connect: bool = True, engine_workers: int | None = None) -> None:
+        self.workers, self.worker_cpus = workers, worker_cpus
+        # one figure for every worker, or one per worker (declared to Ray, not enforced by it)
+        self.worker_memory_mb = worker_memory_mb if isinstance(worker_memory_mb, list) else [worker_memory_mb] * workers
+        self.engine_workers = workers if engine_workers is None else engine_workers
         self.backend, self.connect = backend, connect
         self.temp = Path(tempfile.mkdtemp(prefix="mmray-", dir="/tmp"))  # short: Ray's socket paths live here
         self.port = _free_port()
@@ -87,10 +92,11 @@ class RayCluster:
     def _start_worker(self, index: int) -> None:
         port = _free_port()
         self.node_ports[index] = port
+        resources = {f"backend_{self.backend}": 1000, **({"docker_engine": 1000} if index < self.engine_workers else {})}
         self.nodes[index] = self._start(f"worker{index}-{port}", [
             "--address", self.address, "--num-cpus", str(self.worker_cpus),
-            "--memory", str(self.worker_memory_mb * 1024 * 1024), "--node-manager-port", str(port),
-            "--resources", json.dumps({f"backend_{self.backend}": 1000})])
+            "--memory", str(self.worker_memory_mb[index] * 1024 * 1024), "--node-manager-port", str(port),
+            "--resources", json.dumps(resources)])
 
     def _wait_for_head(self) -> None:
         deadline = time.monotonic() + 240

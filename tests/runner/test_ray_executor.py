@@ -2,7 +2,9 @@
 
 One session-scoped cluster serves every test here (all Ray tests live in this file, so `--dist loadfile`
 starts it once). The head declares no CPUs, so trials run on the two workers only; each worker declares
-one CPU and the `backend_bwrap` resource. Tests that kill a worker bring it back before they end.
+one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
+not and declares 3 GiB, so a task whose image must be built goes to worker 0 only, and one that needs
+3 GiB and a build fits no node. Tests that kill a worker bring it back before they end.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(600)]
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory):
-    with RayCluster(workers=2, worker_cpus=1, backend="bwrap") as running:
+    with RayCluster(workers=2, worker_cpus=1, worker_memory_mb=[2048, 3072], backend="bwrap",
+                    engine_workers=1) as running:
         yield running
 
 
@@ -263,3 +266,166 @@ def test_the_cli_runs_and_checks_tasks_on_the_cluster(cluster, tmp_path):
     assert refused.stderr.strip().count("\n") == 0
     assert "no live Ray node offers the 'docker' sandbox backend" in refused.stderr
     assert not (tmp_path / "docker").exists()  # refused before anything was written
+
+
+# ---------------------------------------------------------------- --base-alias on the nodes
+
+ALIAS = "mm-ray-alias-base:1"  # a FROM no engine here has: only the alias makes the task buildable
+
+
+def _alias_task(root: Path, token: str, toml_extra: str = "") -> Path:
+    """A copy task FROM the alias, whose ENV only the built image carries: the oracle copies only under it."""
+    task = write_task(root, "alias-copy", toml_extra=toml_extra)
+    (task / "environment" / "Dockerfile").write_text(f"FROM {ALIAS}\nENV MM_ALIAS_MARK={token}\n")
+    (task / "solution" / "solve.sh").write_text(f'[ "$MM_ALIAS_MARK" = {token} ] && cp data/input.txt out.txt\n')
+    return task
+
+
+@pytest.fixture
+def alias_builds():
+    """Removes what the alias test built: its task images and their exports in the nodes' rootfs cache."""
+    import shutil
+
+    from matchmeter.runner.sandbox import rootfs
+
+    keys: list[str] = []
+    yield keys
+    names = subprocess.run(["docker", "images", "-q", "matchmeter-task-alias-copy"], capture_output=True, text=True)
+    if names.stdout.split():
+        subprocess.run(["docker", "rmi", "-f", *set(names.stdout.split())], capture_output=True)
+    for key in keys:  # the nodes run without MATCHMETER_* variables: the machine's default rootfs dir
+        old = os.environ.pop("MATCHMETER_ROOTFS_DIR", None)
+        try:
+            shutil.rmtree(rootfs.image_rootfs_path(key), ignore_errors=True)
+        finally:
+            if old is not None:
+                os.environ["MATCHMETER_ROOTFS_DIR"] = old
+
+
+def test_base_aliases_reach_the_nodes_that_build_the_image(cluster, tmp_path, alias_builds):
+    import secrets
+
+    import docker
+
+    from matchmeter.runner.ray_executor import RayStats
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+    from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, Environment
+
+    token = secrets.token_hex(6)  # a fresh image key: this run builds it
+    task = _alias_task(tmp_path / "tasks", token)
+    aliases = {ALIAS: BASE_IMAGE}
+    key = Environment(task / "environment", "Dockerfile", aliases).key
+    alias_builds.append(key)
+    tag = f"matchmeter-task-alias-copy:{key}"
+    plan = _plan(task.parent, ["oracle"], seeds=2)
+    client = docker.from_env()
+    assert not client.images.list(name=tag)
+    stats = RayStats()
+    store = RunStore(tmp_path / "ray")
+    store.claim()
+    execute_plan_ray(plan, store, "alias", get_backend("bwrap", aliases), address=cluster.address, stats=stats)
+    assert _stored(store) == {p.key: (1.0, "none") for p in plan}  # the image's ENV reached the trial
+    assert set(stats.nodes) == {cluster.worker_node_ids()[0]}  # only the node that declares an engine
+    built = client.images.get(tag)  # the node built it under the local path's key (aliases in it)
+    assert ALIAS not in " ".join(t for image in client.images.list() for t in image.tags)  # nothing retagged
+    local, _ = _run_local_with(plan, tmp_path / "local", get_backend("bwrap", aliases))
+    assert _stored(local) == _stored(store)
+    assert client.images.get(tag).id == built.id  # the local path found the node's image: one key, one build
+    client.close()
+    # without the alias the node cannot build it: refused, naming the node, nothing stored
+    unaliased = RunStore(tmp_path / "unaliased")
+    unaliased.claim()
+    with pytest.raises(UserError, match=rf"a Ray node could not run trials: node \w+: .*FROM {ALIAS}.*--base-alias"):
+        execute_plan_ray(plan, unaliased, "no-alias", get_backend("bwrap"), address=cluster.address)
+    assert unaliased.finished_keys() == set()
+
+
+def _run_local_with(plan, out: Path, backend):
+    store = RunStore(out)
+    store.claim()
+    results = execute_plan(plan, store, out.name, backend, concurrency=2)
+    return store, results
+
+
+def test_a_build_no_node_with_an_engine_fits_is_refused_at_placement(cluster, tmp_path):
+    from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
+    from matchmeter.runner.ray_executor import preflight_cluster
+    from matchmeter.runner.sandbox.baseimage import BASE_IMAGE
+
+    # 3000 MB: only worker 1 is that big, and it declares no Docker engine
+    task = _alias_task(tmp_path / "tasks", "x", toml_extra="\n[environment]\nmemory_mb = 3000\n")
+    plan = _plan(task.parent, ["oracle"], seeds=1)
+    store = RunStore(tmp_path / "run")
+    with pytest.raises(UserError) as refused:
+        execute_plan_ray(plan, store, "r", get_backend("bwrap", {ALIAS: BASE_IMAGE}), address=cluster.address)
+    message = str(refused.value)
+    assert "task alias-copy runs in an image built from its Dockerfile" in message
+    assert "declares a Docker engine (resource 'docker_engine')" in message
+    assert '"docker_engine": 1000' in message
+    assert store.finished_keys() == set()
+    # the same size with a Dockerfile that only starts FROM the base (through the alias) needs no engine
+    (task / "environment" / "Dockerfile").write_text(f"FROM {ALIAS}\n")
+    preflight_cluster(cluster.address, "bwrap", load_tasks([task.parent]), {ALIAS: BASE_IMAGE})
+
+
+def test_a_ray_client_address_is_one_line_and_exit_2(cluster, tmp_path):
+    write_task(tmp_path / "tasks", "copy-a")
+    out = tmp_path / "run"
+    refused = subprocess.run([*MM, "run", "--tasks", str(tmp_path / "tasks"), "--agent", "oracle", "--backend",
+                              "bwrap", "--out", str(out), "--executor", "ray", "--ray-address",
+                              f"ray://{cluster.address}"], capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2
+    assert refused.stderr.strip().count("\n") == 0, refused.stderr
+    assert "Ray Client addresses are not supported: ray://" in refused.stderr
+    assert "--ray-address HEAD:6379" in refused.stderr
+    assert "ray job submit" in refused.stderr
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- optimize on the cluster
+
+OPTIMIZE_TASKS = ("cleanup-old-tmp",)  # the demo's first task: 3 units (sloppy, explorer, generic)
+
+
+def _descset(out: Path) -> dict[str, bytes]:
+    files = [out / "descriptions.json", *sorted((out / "state").rglob("*.json"))]
+    return {str(p.relative_to(out)): p.read_bytes() for p in files}
+
+
+def test_optimize_on_the_cluster_equals_the_local_pool_and_resumes_after_a_kill(cluster, tmp_path):
+    """The demo's sources (sim/sloppy, sim/explorer with bash) on a demo task: optimize's source-side
+    trials on Ray give the local pool's descriptions.json byte for byte, also when the first Ray driver is
+    killed with -9 after its first unit and the same command resumes."""
+    from matchmeter.optimizer.pipeline import OptimizeRequest, optimize
+    from matchmeter.pipeline.demo import SOURCES
+    from matchmeter.runner.run import RunRequest, execute_run
+
+    runs = tmp_path / "runs"
+    execute_run(RunRequest(configurations=[configuration_from_flags("bash", f"sim/{p}") for p in SOURCES],
+                           only=list(OPTIMIZE_TASKS), backend="bwrap", concurrency=2, out=str(runs)), progress=False)
+    sources = [f"sim/{p}+bash" for p in SOURCES]
+    local = optimize(OptimizeRequest(runs=[str(runs)], sources=sources, rewriter_model="sim/rewriter",
+                                     judge_model="sim/judge", out=str(tmp_path / "local"), backend="bwrap",
+                                     concurrency=2, use_cache=False), progress=False)
+    assert local.units_run == 3
+    assert local.source_side_executions > 0
+    out = tmp_path / "ray"
+    args = [*MM, "optimize", "--run", str(runs), "--sources", ",".join(sources), "--rewriter-model", "sim/rewriter",
+            "--judge-model", "sim/judge", "--out", str(out), "--backend", "bwrap", "--concurrency", "2",
+            "--no-cache", "--quiet", "--executor", "ray", "--ray-address", cluster.address]
+    first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 400
+    while time.monotonic() < deadline and first.poll() is None and not list((out / "state").rglob("*.json")):
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    done_before = len(list((out / "state").rglob("*.json")))
+    assert 1 <= done_before < 3
+    assert not (out / "descriptions.json").exists()
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=500, env={**os.environ, "COLUMNS": "400"})
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"units run {3 - done_before}, skipped {done_before}" in resumed.stdout
+    assert _descset(out) == _descset(tmp_path / "local")  # descriptions.json and every unit state
+    ray_runs = RunStore(out / "source-runs")
+    local_runs = RunStore(tmp_path / "local" / "source-runs")
+    assert sorted(_stored(ray_runs).items()) == sorted(_stored(local_runs).items())
