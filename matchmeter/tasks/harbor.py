@@ -24,8 +24,8 @@ import shutil
 from pathlib import Path
 
 from matchmeter.errors import UserError
-from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, FROM_LINE
 from matchmeter.schema import TaskSpec
+from matchmeter.tasks.dockerfile import BASE_IMAGE, FROM_LINE
 from matchmeter.tasks.loader import setup_libs, task_files, verify_support_files
 
 HARBOR_TABLES = ("metadata", "verifier", "agent", "environment", "solution", "task")

@@ -29,10 +29,9 @@ from typing import Any
 
 from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import policy, rootfs
+from matchmeter.tasks.dockerfile import BASE_IMAGE as BASE_IMAGE  # re-exported: the runner names it here
+from matchmeter.tasks.dockerfile import FROM_LINE
 
-BASE_IMAGE = "matchmeter-base:latest"
-# FROM [--platform=…] image [AS stage]
-FROM_LINE = re.compile(r"^(\s*FROM\s+(?:--\S+\s+)*)(\S+)(\s+AS\s+(\S+))?(.*)$", re.IGNORECASE)
 ALIAS_HINT = "run `matchmeter env build-base`, or map it to a local image with --base-alias NAME=IMAGE"
 
 
