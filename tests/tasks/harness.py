@@ -1,8 +1,9 @@
 """Run a task's scripts directly on the host (no sandbox): the fast local check of the suite.
 
-Each script runs in its own session, so a background service it starts shares that process group
-and is killed with it before the verifier runs (as in a trial) and at the end; nothing outlives a
-`Trial`.
+Each `Trial` gets a network namespace of its own (loopback only), so trials running at once on
+other pytest workers never reach each other's services on a seeded port. Every process in that
+namespace (a double-forked setsid daemon included) is killed before the verifier runs, as in a
+trial, and at the end; nothing outlives a `Trial`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,30 +44,37 @@ class Trial:
         self.app, self.tests, self.logs = (self.root / n for n in ("app", "tests", "logs"))
         for d in (self.app, self.tests, self.logs):
             d.mkdir()
-        self.groups: list[int] = []
+        self.holder, self.enter = _network_namespace()
+        self.netns = str(Path(f"/proc/{self.holder.pid}/ns/net").readlink())
 
     def __enter__(self) -> Trial:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.kill_all()
+        self.holder.kill()
+        self.holder.communicate()
         shutil.rmtree(self.root, ignore_errors=True)
 
     def kill_all(self) -> None:
-        for pgid in self.groups:
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """SIGKILL every process in this trial's network namespace but its holder, until none is left
+        (a process may fork while its parent dies; a dying one may still hold its port)."""
+        for _ in range(500):
+            found = [pid for pid in _pids_in(self.netns) if pid != self.holder.pid]
+            if not found:
+                return
+            for pid in found:
+                _kill_if_in(pid, self.netns)
+            time.sleep(0.01)
+        raise AssertionError(f"{self.task.id} seed {self.seed}: processes {found} survive SIGKILL")
 
     def env(self) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("MM_")}
         return base | script_env(self.seed, str(self.app), str(self.tests), str(self.logs))
 
     def bash(self, args: list[str], timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.Popen(["bash", *args], cwd=self.app, env=self.env(), start_new_session=True,
+        proc = subprocess.Popen([*self.enter, "bash", *args], cwd=self.app, env=self.env(), start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.groups.append(proc.pid)
         out, _ = proc.communicate(timeout=timeout_s)
         return subprocess.CompletedProcess(args, proc.returncode, out, "")
 
@@ -164,6 +173,60 @@ def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:
     checks = Path(task.path) / "checks"
     found = sorted(checks.glob("*.sh")) if checks.is_dir() else []
     return {kind: [p for p in found if p.name.startswith(f"{kind}-")] for kind in ("cheap", "alt")}
+
+
+def _network_namespace() -> tuple[subprocess.Popen[str], list[str]]:
+    """A holder process alone in a new network namespace with loopback up, and the command prefix that
+    runs a command in that namespace. Root needs nothing more; anyone else gets a user namespace that
+    maps only their own uid, so no capability survives exec and scripts see the permissions they would
+    see without it."""
+    if os.geteuid() == 0:
+        create, enter = ["unshare", "--net"], ["--net"]
+    else:
+        create = ["unshare", "--user", "--map-current-user", "--net", "--keep-caps"]
+        enter = ["--user", "--net", "--preserve-credentials"]
+    ip = shutil.which("ip", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
+    if ip is None:
+        raise RuntimeError("host trials need `ip` (iproute2) to bring up loopback in their network namespace: "
+                           "apt-get install iproute2")
+    # The holder waits on its stdin, so it also ends when the test process dies without cleaning up.
+    holder = subprocess.Popen([*create, "--", "sh", "-c", f"{ip} link set lo up && echo up && exec cat >/dev/null"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    if holder.stdout.readline() != "up\n":
+        holder.kill()
+        _, err = holder.communicate()
+        raise RuntimeError(f"host trials run in a network namespace of their own, and `{' '.join(create)}` failed: "
+                           f"{err.strip()}; run as root or allow unprivileged user namespaces")
+    return holder, ["nsenter", f"--target={holder.pid}", *enter, "--"]
+
+
+def _pids_in(netns: str) -> list[int]:
+    """Processes whose network namespace is netns (zombies have none, so the dead are not listed)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if str(Path(entry.path, "ns", "net").readlink()) == netns:
+                    found.append(int(entry.name))
+            except OSError:
+                continue  # gone, or another user's
+    return found
+
+
+def _kill_if_in(pid: int, netns: str) -> None:
+    """SIGKILL pid through a pidfd, after checking it is still in netns (so a recycled pid is left alone)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        if str(Path(f"/proc/{pid}/ns/net").readlink()) == netns:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _remove(path: Path) -> None:

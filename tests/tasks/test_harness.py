@@ -1,0 +1,78 @@
+"""Host trials (tests/tasks/harness.py) are isolated: trials of one port task on one seed, at once, never
+reach each other's service, and nothing a script starts outlives its Trial."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from matchmeter.tasks import load_tasks
+from tests.tasks.harness import Trial, _pids_in
+
+BY_ID = {t.id: t for t in load_tasks([])}
+SERVICE = BY_ID["status-service"]
+CHECKS = Path(SERVICE.path) / "checks"
+
+
+def _port(trial: Trial) -> int:
+    return int(next(line.split("=")[1] for line in (trial.app / "service.conf").read_text().splitlines()
+                    if line.replace(" ", "").startswith("port=")))
+
+
+def _answers(trial: Trial, port: int) -> bool:
+    """Something accepts a connection on 127.0.0.1:port inside the trial's network."""
+    code = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5).close()"
+    return trial.bash(["-c", f"python3 -c \"{code}\""]).returncode == 0
+
+
+def _environ_names(app: Path) -> list[int]:
+    """Processes whose environment carries MM_APP=app."""
+    needle = b"MM_APP=" + str(app).encode() + b"\0"
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if needle in Path(entry.path, "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.slow
+def test_trials_of_one_port_task_and_seed_at_once_do_not_reach_each_other():
+    with Trial(SERVICE, 0) as a, Trial(SERVICE, 0) as b:
+        a.setup()
+        b.setup()
+        port = _port(a)
+        assert port == _port(b)
+        a.run_check(CHECKS / "alt-setsid-socketserver.sh")
+        a.bash(["-c", "bash start.sh >/dev/null 2>&1 </dev/null"])  # returns once the daemon listens
+        assert _answers(a, port), "the correct service did not come up in the first trial"
+        assert not _answers(b, port), "the second trial reaches the first trial's service"
+        # The cheap shot's static server binds the port in b's own network; with a shared network it would
+        # fail to bind and b's verifier would grade a's correct service (1.0).
+        b.run_check(CHECKS / "cheap-static-http-server.sh")
+        verdict = b.verify()
+        assert verdict.weighted <= 0.3, verdict.subgoals
+        assert _answers(a, port), "b's verification stopped a's service"
+
+
+@pytest.mark.slow
+def test_a_detached_daemon_is_killed_before_verify_and_nothing_outlives_the_trial():
+    with Trial(SERVICE, 1) as trial:
+        trial.setup()
+        trial.run_check(CHECKS / "alt-setsid-socketserver.sh")
+        trial.bash(["-c", "bash start.sh >/dev/null 2>&1 </dev/null"])
+        port, netns, app = _port(trial), trial.netns, trial.app
+        daemons = _environ_names(app)
+        assert daemons, "the setsid daemon of start.sh is not running"
+        trial.kill_all()
+        assert not _answers(trial, port), "the daemon still answers after kill_all (as before verify)"
+        assert not _environ_names(app)
+        trial.bash(["-c", "bash start.sh >/dev/null 2>&1 </dev/null"])  # running again when the trial ends
+        assert _environ_names(app)
+    assert not _environ_names(app), "a process of the trial outlives it"
+    assert not _pids_in(netns), "a process is left in the trial's network namespace"
