@@ -1,8 +1,8 @@
 """The Ray executor on a real local Ray cluster: a head and two worker nodes, separate processes, loopback.
 
-One session-scoped cluster serves every test here (all Ray tests live in this file, so `--dist loadfile`
-starts it once). The head declares no CPUs, so trials run on the two workers only; each worker declares
-one CPU and the `backend_bwrap` resource. Tests that kill a worker bring it back before they end.
+One session-scoped cluster serves every test here (tests/conftest.py groups the tests that use it onto one
+xdist worker, so it starts once). The head declares no CPUs, so trials run on the two workers only; each worker
+declares one CPU and the `backend_bwrap` resource. Tests that kill a worker bring it back before they end.
 """
 
 from __future__ import annotations
