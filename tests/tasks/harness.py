@@ -4,6 +4,9 @@ Each `Trial` gets a network namespace of its own (loopback only), so trials runn
 other pytest workers never reach each other's services on a seeded port. Every process in that
 namespace (a double-forked setsid daemon included) is killed before the verifier runs, as in a
 trial, and at the end; nothing outlives a `Trial`.
+
+Under pytest the seeded starting state is made once per (task digest, seed) and copied from then on
+(tests/conftest.py names the session's cache directory in MM_TEST_SETUP_CACHE).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import task_files, verify_support_files
-from matchmeter.tasks.seeding import script_env, tree_files
+from matchmeter.tasks.seeding import script_env, task_digest, tree_files
 
 # (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
 Entry = tuple[str, bytes, int, int]
@@ -78,9 +81,39 @@ class Trial:
         out, _ = proc.communicate(timeout=timeout_s)
         return subprocess.CompletedProcess(args, proc.returncode, out, "")
 
-    def setup(self) -> None:
+    def setup(self, fresh: bool = False) -> None:
+        """The seeded starting state: copied from the session's cache when it holds this (task, seed),
+        else made by setup.sh (always so when fresh) and then stored there if it can be reused."""
+        cached = None if fresh else _cached_setup(self.task, self.seed)
+        if cached is not None and cached.is_dir():
+            _copy_tree(cached, self.app)
+            return
         proc = self.bash([str(task_files(self.task).setup)])
         assert proc.returncode == 0, f"setup.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
+        if cached is not None and self._reusable():
+            self.kill_all()  # nothing setup.sh started may still be writing
+            tmp = Path(tempfile.mkdtemp(prefix=f".{cached.name}-", dir=cached.parent))
+            _copy_tree(self.app, tmp)
+            try:
+                tmp.rename(cached)  # atomic: another worker may have stored the same state meanwhile
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    def _reusable(self) -> bool:
+        """A state is copied to another path only when it does not name this trial's paths (a config file,
+        an absolute symlink) and setup.sh left nothing beside the workspace."""
+        if any(self.tests.iterdir()) or any(self.logs.iterdir()):
+            return False
+        needle = str(self.root).encode()
+        for dirpath, dirnames, filenames in os.walk(self.app):
+            for name in filenames + dirnames:
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    if needle in os.fsencode(path.readlink()):
+                        return False
+                elif path.is_file() and needle in path.read_bytes():
+                    return False
+        return True
 
     def solve(self) -> str:
         proc = self.bash([str(task_files(self.task).solution)])
@@ -227,6 +260,33 @@ def _kill_if_in(pid: int, netns: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+SETUP_CACHE_ENV = "MM_TEST_SETUP_CACHE"  # MM_*: Trial.env() keeps it from the scripts
+
+
+_SETUP_KEYS: dict[str, str] = {}
+
+
+def _setup_key(task: TaskSpec) -> str:
+    """The runner's task digest (task directory and the shared files beside its tests), once per process."""
+    if task.path not in _SETUP_KEYS:
+        _SETUP_KEYS[task.path] = task_digest(Path(task.path), verify_support_files(task))[:20]
+    return _SETUP_KEYS[task.path]
+
+
+def _cached_setup(task: TaskSpec, seed: int) -> Path | None:
+    """Where this (task, seed)'s starting state is (or will be) cached; None outside a pytest session."""
+    root = os.environ.get(SETUP_CACHE_ENV)
+    if not root:
+        return None
+    return Path(root) / f"{task.id}-{_setup_key(task)}-{seed}"
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    """Copy src's contents into the existing dst keeping modes, mtimes, symlinks and hard links."""
+    proc = subprocess.run(["cp", "-a", "--", f"{src}/.", f"{dst}/"], capture_output=True, text=True)
+    assert proc.returncode == 0, f"cp -a {src} {dst} failed: {proc.stderr}"
 
 
 def _remove(path: Path) -> None:

@@ -1,5 +1,6 @@
 """Host trials (tests/tasks/harness.py) are isolated: trials of one port task on one seed, at once, never
-reach each other's service, and nothing a script starts outlives its Trial."""
+reach each other's service, nothing a script starts outlives its Trial, and a cached starting state is
+the one setup.sh makes."""
 
 from __future__ import annotations
 
@@ -76,3 +77,22 @@ def test_a_detached_daemon_is_killed_before_verify_and_nothing_outlives_the_tria
         assert _environ_names(app)
     assert not _environ_names(app), "a process of the trial outlives it"
     assert not _pids_in(netns), "a process is left in the trial's network namespace"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task_id", ["status-service", "cleanup-old-tmp", "repair-symlinks"])
+def test_a_cached_starting_state_equals_what_setup_makes(task_id):
+    """A second setup of a (task, seed) is the session cache's copy: same paths, bytes, modes and even
+    mtimes (setup.sh run again would stamp its files anew)."""
+    task = BY_ID[task_id]
+    with Trial(task, 7) as made:
+        made.setup()
+        first = made.snapshot()
+    with Trial(task, 7) as copied:
+        copied.setup()
+        assert copied.snapshot() == first
+    with Trial(task, 7) as fresh:
+        fresh.setup(fresh=True)  # setup.sh itself: same paths, bytes and modes, newer mtimes
+        again = fresh.snapshot()
+    assert {k: v[:3] for k, v in again.items()} == {k: v[:3] for k, v in first.items()}
+    assert again != first, "setup(fresh=True) came from the cache"
