@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -99,6 +100,18 @@ class Trial:
             except OSError:
                 shutil.rmtree(tmp, ignore_errors=True)
 
+    def _pristine_from_cache(self) -> None:
+        """Let the verifier's own rebuild of the starting state (verifylib.pristine()) copy it from the
+        session cache too: its setup.sh becomes a stand-in that serves the cached state for exactly the call
+        pristine() makes and runs the real setup.sh (kept beside it) for any other."""
+        cached = _cached_setup(self.task, self.seed)
+        setup = self.tests / "setup.sh"
+        if cached is None or verify_support_files(self.task).get("setup.sh") != task_files(self.task).setup:
+            return  # outside pytest, or the task ships a setup.sh of its own in tests/
+        setup.rename(self.tests / "setup.real.sh")
+        prefix = shlex.quote(str(cached)[: -len(str(self.seed))])
+        setup.write_text(_SETUP_STAND_IN.format(prefix=prefix))
+
     def _reusable(self) -> bool:
         """A state is copied to another path only when it does not name this trial's paths (a config file,
         an absolute symlink) and setup.sh left nothing beside the workspace."""
@@ -135,18 +148,7 @@ class Trial:
     def snapshot(self) -> dict[str, Entry]:
         """Relative path -> (kind, bytes or link target, mode, mtime_ns) for every file, symlink and
         directory under the workspace."""
-        out: dict[str, Entry] = {}
-        for dirpath, dirnames, filenames in os.walk(self.app):
-            for name in filenames + dirnames:
-                path = Path(dirpath) / name
-                rel, st = path.relative_to(self.app).as_posix(), path.lstat()
-                if path.is_symlink():
-                    out[rel] = ("link", str(path.readlink()).encode(), 0, 0)
-                elif path.is_dir():
-                    out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
-                elif path.is_file():
-                    out[rel] = ("file", path.read_bytes(), stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-        return out
+        return tree_snapshot(self.app)
 
     def apply(self, changes: dict[str, Entry | None]) -> None:
         """Write a snapshot diff onto the workspace: None deletes, other entries replace (directory
@@ -190,6 +192,7 @@ class Trial:
         shutil.copytree(task_files(self.task).tests_dir, self.tests, dirs_exist_ok=True)
         for name, host in verify_support_files(self.task).items():  # as the runner supplies them
             shutil.copyfile(host, self.tests / name)
+        self._pristine_from_cache()
         proc = self.bash([str(self.tests / "test.sh")])
         reward_file, subgoal_file = self.logs / "reward.txt", self.logs / "subgoals.json"
         assert reward_file.is_file(), f"verifier wrote no reward.txt:\n{proc.stdout}"
@@ -199,6 +202,40 @@ class Trial:
         assert set(scores) == set(weights), f"subgoals.json keys {sorted(scores)} != task.toml {sorted(weights)}"
         weighted = sum(weights[n] * scores[n] for n in weights) / sum(weights.values())
         return Verdict(float(reward_file.read_text()), scores, weighted, proc.stdout)
+
+
+# $MM_TESTS/setup.sh in a harness trial: verifylib.pristine() runs it in an empty temp dir (cwd = MM_APP) with
+# only the script variables set; that state is the cached one for MM_SEED. Any other call (another dir, an
+# extra MM_* variable such as MM_TRUTH_OUT, a seed not cached) runs the real setup.sh.
+_SETUP_STAND_IN = """#!/usr/bin/env bash
+cache={prefix}"$MM_SEED"
+shopt -s nullglob dotglob
+here=("$PWD"/*)
+serve=1
+[ -d "$cache" ] && [ "$PWD" -ef "${{MM_APP:-}}" ] && [ ${{#here[@]}} -eq 0 ] || serve=0
+for name in $(compgen -e); do
+    case $name in MM_SEED|MM_APP|MM_TESTS|MM_LOGS) ;; MM_*) serve=0 ;; esac
+done
+[ $serve = 1 ] && exec cp -a -- "$cache/." "$PWD/"
+exec bash "$(dirname "$0")/setup.real.sh" "$@"
+"""
+
+
+def tree_snapshot(root: Path) -> dict[str, Entry]:
+    """Relative path -> (kind, bytes or link target, mode, mtime_ns) for every file, symlink and directory
+    under root."""
+    out: dict[str, Entry] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + dirnames:
+            path = Path(dirpath) / name
+            rel, st = path.relative_to(root).as_posix(), path.lstat()
+            if path.is_symlink():
+                out[rel] = ("link", str(path.readlink()).encode(), 0, 0)
+            elif path.is_dir():
+                out[rel] = ("dir", b"", stat.S_IMODE(st.st_mode), 0)
+            elif path.is_file():
+                out[rel] = ("file", path.read_bytes(), stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+    return out
 
 
 def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:

@@ -1,16 +1,17 @@
 """Host trials (tests/tasks/harness.py) are isolated: trials of one port task on one seed, at once, never
-reach each other's service, nothing a script starts outlives its Trial, and a cached starting state is
-the one setup.sh makes."""
+reach each other's service, nothing a script starts outlives its Trial, and a cached starting state
+(for the trial, and for the verifier's pristine()) is the one setup.sh makes."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from matchmeter.tasks import load_tasks
-from tests.tasks.harness import Trial, _pids_in
+from tests.tasks.harness import Trial, _pids_in, tree_snapshot
 
 BY_ID = {t.id: t for t in load_tasks([])}
 SERVICE = BY_ID["status-service"]
@@ -96,3 +97,25 @@ def test_a_cached_starting_state_equals_what_setup_makes(task_id):
         again = fresh.snapshot()
     assert {k: v[:3] for k, v in again.items()} == {k: v[:3] for k, v in first.items()}
     assert again != first, "setup(fresh=True) came from the cache"
+
+
+@pytest.mark.slow
+def test_the_verifiers_setup_sh_serves_the_cached_state_only_to_the_call_pristine_makes():
+    """verifylib.pristine(): an empty dir as cwd and MM_APP, the script variables only. Any other MM_*
+    variable (notes-contact-extract's MM_TRUTH_OUT asks setup.sh for a side file) gets the real setup.sh."""
+    with Trial(BY_ID["cleanup-old-tmp"], 8) as trial:
+        trial.setup()
+        cached = trial.snapshot()
+        trial.verify()  # puts the verifier's files, setup.sh among them, into $MM_TESTS
+
+        def rebuild(name: str, extra: dict[str, str]) -> dict:
+            out = trial.root / name
+            out.mkdir()
+            env = trial.env() | {"MM_APP": str(out)} | extra
+            subprocess.run(["bash", str(trial.tests / "setup.sh")], cwd=out, env=env, check=True)
+            return tree_snapshot(out)
+
+        assert rebuild("as-pristine", {}) == cached
+        made = rebuild("with-extra-variable", {"MM_TRUTH_OUT": str(trial.root / "truth.json")})
+    assert {k: v[:3] for k, v in made.items()} == {k: v[:3] for k, v in cached.items()}
+    assert made != cached, "the stand-in served the cache although another MM_* variable was set"
