@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
-from matchmeter.tasks.loader import task_files, verify_support_files
+from matchmeter.tasks.loader import builtin_suite_dir, task_files, verify_support_files
 from matchmeter.tasks.seeding import script_env, task_digest, tree_files
 
 # (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
@@ -302,14 +302,17 @@ def _kill_if_in(pid: int, netns: str) -> None:
 SETUP_CACHE_ENV = "MM_TEST_SETUP_CACHE"  # MM_*: Trial.env() keeps it from the scripts
 
 
-_SETUP_KEYS: dict[str, str] = {}
+_SUITE_KEYS: dict[str, str] = {}
 
 
 def _setup_key(task: TaskSpec) -> str:
-    """The runner's task digest (task directory and the shared files beside its tests), once per process."""
-    if task.path not in _SETUP_KEYS:
-        _SETUP_KEYS[task.path] = task_digest(Path(task.path), verify_support_files(task))[:20]
-    return _SETUP_KEYS[task.path]
+    """The runner's task digest (task directory and the shared files beside its tests). Once per process for
+    a built-in task, whose files no test changes; every time for others (a test may edit its own task)."""
+    if not Path(task.path).is_relative_to(builtin_suite_dir()):
+        return task_digest(Path(task.path), verify_support_files(task))[:20]
+    if task.path not in _SUITE_KEYS:
+        _SUITE_KEYS[task.path] = task_digest(Path(task.path), verify_support_files(task))[:20]
+    return _SUITE_KEYS[task.path]
 
 
 def _cached_setup(task: TaskSpec, seed: int) -> Path | None:
