@@ -114,13 +114,17 @@ class Trial:
 
     def _reusable(self) -> bool:
         """A state is copied to another path only when it does not name this trial's paths (a config file,
-        an absolute symlink) and setup.sh left nothing beside the workspace."""
+        an absolute symlink), holds no git work tree and setup.sh left nothing beside the workspace. A git
+        index caches each file's inode and ctime, which a copy changes: `git apply --index` then refuses
+        files that do not match it, where a fresh setup.sh leaves a matching index."""
         if any(self.tests.iterdir()) or any(self.logs.iterdir()):
             return False
         needle = str(self.root).encode()
         for dirpath, dirnames, filenames in os.walk(self.app):
             for name in filenames + dirnames:
                 path = Path(dirpath) / name
+                if name == ".git":
+                    return False
                 if path.is_symlink():
                     if needle in os.fsencode(path.readlink()):
                         return False

@@ -119,3 +119,17 @@ def test_the_verifiers_setup_sh_serves_the_cached_state_only_to_the_call_pristin
         made = rebuild("with-extra-variable", {"MM_TRUTH_OUT": str(trial.root / "truth.json")})
     assert {k: v[:3] for k, v in made.items()} == {k: v[:3] for k, v in cached.items()}
     assert made != cached, "the stand-in served the cache although another MM_* variable was set"
+
+
+@pytest.mark.slow
+def test_a_state_holding_a_git_work_tree_is_made_by_setup_sh_every_time():
+    """A copy would leave the git index's cached inodes and ctimes stale (`git apply --index` refuses)."""
+    task = BY_ID["git-bisect-regression"]
+    with Trial(task, 7) as first:
+        first.setup()
+        made = first.snapshot()
+    with Trial(task, 7) as second:
+        second.setup()
+        again = second.snapshot()
+    assert again != made, "the second setup was a copy of the first"
+    assert again.keys() == made.keys()
