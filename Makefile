@@ -21,15 +21,16 @@ check: venv
 	$(BIN)/ruff check matchmeter tests benchmarks scripts
 	$(BIN)/mypy matchmeter
 
-# loadfile: each test file runs on one worker. `--dist loadgroup` (tests/conftest.py marks the groups) finished the
-# suite sooner but spread the host trials of the service tasks over workers, where two of them listened on the same
-# seeded port at once and answered each other's verifier; until those trials get ports of their own, files stay whole.
+# loadgroup: tests spread over the workers one by one, except those sharing a session, module or class fixture of
+# ours (a sandbox, built runs, a browser, installed CLIs), which tests/conftest.py groups onto one worker so it is made
+# once. The thousands of host trials of the built-in suite spread too: each runs in a network namespace of its own
+# (tests/tasks/harness.py), so two trials listening on one seeded port at once never answer each other's verifier.
 test: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup $(PYTEST_ARGS)
 
 # Everything not marked `slow` (no sandbox, Docker, CLI install, browser or suite-trial tests).
 test-fast: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) runs demo-out

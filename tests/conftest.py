@@ -74,8 +74,21 @@ def _python3_without_shim() -> None:
     os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
 
 
+def _setup_cache_dir() -> None:
+    """One directory per session (xdist workers inherit it) where tests/tasks/harness.py keeps each seeded
+    starting state it made, so the thousands of host trials run each task's setup.sh once per seed."""
+    from tests.tasks.harness import SETUP_CACHE_ENV
+
+    if os.environ.get(SETUP_CACHE_ENV):
+        return  # a worker: the controller made it
+    path = tempfile.mkdtemp(prefix="mm-test-setups-")
+    atexit.register(shutil.rmtree, path, True)
+    os.environ[SETUP_CACHE_ENV] = path
+
+
 def pytest_configure(config):
     _python3_without_shim()
+    _setup_cache_dir()
 
 
 def docker_available() -> tuple[bool, str]:

@@ -1,10 +1,10 @@
 """The Ray executor on a real local Ray cluster: a head and two worker nodes, separate processes, loopback.
 
-One session-scoped cluster serves every test here (all Ray tests live in this file, so `--dist loadfile`
-starts it once). The head declares no CPUs, so trials run on the two workers only; each worker declares
-one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
-not and declares 3 GiB, so a task whose image must be built goes to worker 0 only, and one that needs
-3 GiB and a build fits no node. Tests that kill a worker bring it back before they end.
+One session-scoped cluster serves every test here (tests/conftest.py groups the tests that use it onto one
+xdist worker, so it starts once). The head declares no CPUs, so trials run on the two workers only; each worker
+declares one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
+not and declares 3 GiB, so a task whose image must be built goes to worker 0 only, and one that needs 3 GiB and
+a build fits no node. Tests that kill a worker bring it back before they end.
 """
 
 from __future__ import annotations

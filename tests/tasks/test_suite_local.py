@@ -69,7 +69,7 @@ def test_setup_is_deterministic_per_seed():
         digests = set()
         for _ in range(2):
             with Trial(task, 5) as trial:
-                trial.setup()
+                trial.setup(fresh=True)
                 digests.add(trial.app_digest())
         assert len(digests) == 1, f"{task.id}: setup.sh is not deterministic for one seed"
 
