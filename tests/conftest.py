@@ -158,6 +158,19 @@ def _xdist_group(item) -> str | None:
     return group
 
 
+# Host trials (tests/tasks/harness.py) share the host's /tmp, and a task's scripts may use a fixed name there
+# (a reference path writes and runs /tmp/extract.py; a check writes and deletes /tmp/mm-fixed.patch): two
+# trials of one task at once would trample each other's file. So each task's host trials stay on one worker.
+HOST_TRIAL_FILES = ("tests/tasks/test_checks.py", "tests/tasks/test_suite_local.py")
+
+
+def _host_trial_task(item) -> str | None:
+    if item.nodeid.split("::")[0] not in HOST_TRIAL_FILES:
+        return None
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return params.get("task_id") or getattr(params.get("task"), "id", None)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
@@ -165,6 +178,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if not item.get_closest_marker("xdist_group") and (group := _xdist_group(item)):
             item.add_marker(pytest.mark.xdist_group(group))
+        elif not item.get_closest_marker("xdist_group") and (task_id := _host_trial_task(item)):
+            item.add_marker(pytest.mark.xdist_group(f"host-trials-{task_id}"))
     has_docker, why_docker = docker_available()
     has_bwrap = shutil.which("bwrap") is not None
     for item in items:

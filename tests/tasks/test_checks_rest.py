@@ -59,6 +59,8 @@ def test_forged_remote_evidence_and_phony_line():
     (remote,) = load_tasks([SUITE / "q-remote-argv-h1"])
     assert score(remote, 1, SUITE / "q-remote-argv-h1" / "checks" / "cheap-forge.sh") == 0.0
     (make,) = load_tasks([SUITE / "q-make-recipe-h2"])
+    # the family's alternative adds its own `.PHONY: stamp` rule (written by the shared quoting_alt.py it calls)
     alt = (SUITE / "q-make-recipe-h2" / "checks" / "alt-python.sh").read_text()
-    assert ".PHONY: stamp" in alt
+    assert "_shared/checks/quoting_alt.py\" make-recipe" in alt
+    assert r"\n.PHONY: stamp\nstamp:" in (SUITE / "_shared" / "checks" / "quoting_alt.py").read_text()
     assert score(make, 1, SUITE / "q-make-recipe-h2" / "checks" / "alt-python.sh") == 1.0

@@ -151,6 +151,9 @@ def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
 
 
 @pytest.mark.docker
+# One worker builds them in turn: they share the export's first layers (FROM, ENV, WORKDIR), and one case's
+# `docker rmi` of its image can delete a shared untagged layer while another case's build still needs it.
+@pytest.mark.xdist_group("harbor-export-builds")
 @pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2", "git-recover-branches"])
 def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
     from matchmeter.runner.sandbox.baseimage import build_base_image

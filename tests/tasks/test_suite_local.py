@@ -64,14 +64,14 @@ def test_nop_scores_below_one_and_seeds_differ(task):
     assert digests[0] != digests[1], f"{task.id}: seeds 10 and 11 give the same starting state"
 
 
-def test_setup_is_deterministic_per_seed():
-    for task in TASKS:
-        digests = set()
-        for _ in range(2):
-            with Trial(task, 5) as trial:
-                trial.setup(fresh=True)
-                digests.add(trial.app_digest())
-        assert len(digests) == 1, f"{task.id}: setup.sh is not deterministic for one seed"
+@pytest.mark.parametrize("task", TASKS, ids=IDS)
+def test_setup_is_deterministic_per_seed(task):
+    digests = set()
+    for _ in range(2):
+        with Trial(task, 5) as trial:
+            trial.setup(fresh=True)
+            digests.add(trial.app_digest())
+    assert len(digests) == 1, f"{task.id}: setup.sh is not deterministic for one seed"
 
 
 def test_suite_covers_families_and_difficulties():
