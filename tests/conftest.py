@@ -115,11 +115,13 @@ SLOW_TRIAL_TESTS |= {
     "tests/metrics/test_health.py": {"test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they_re_price"},
     "tests/runner/test_real_endpoints.py": {
         "test_failures_during_a_run_are_printed_stored_as_infra_and_retried",
+        "test_ctrl_c_prints_how_to_resume_even_with_quiet",  # 25 s of the fast set (idle machine, -n 2)
         "test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them",
         "test_malformed_json_is_a_user_error_at_preflight", "test_rejected_key_is_a_user_error_at_preflight",
         "test_provider_typo_is_a_user_error_at_preflight", "test_model_typo_on_the_server_is_a_user_error_at_preflight",
         "test_retry_failed_needs_resume_and_known_modes", "test_missing_key_variable_fails_at_preflight_naming_the_variable",
         "test_nothing_listening_fails_at_preflight_naming_the_endpoint"},
+    "tests/runner/test_run_cli.py": {"test_spend_cap_stops_cleanly_and_resume_finishes"},  # 12 s, two whole runs
     "tests/pipeline/test_evaluate.py": {"test_all_conditions_plan_exactly_original_sources_generic_and_reuse",
                                         "test_original_executions_are_adopted_from_a_source_run"},
     "tests/gate/test_gate_stub.py": {"test_scripted_candidates_are_judged_with_the_right_reasons",
