@@ -85,10 +85,12 @@ print(json.dumps(out))
 def test_bwrap_private_netns_reaches_only_the_gateway(door, tmp_path):
     gw, session, stub = door
     (tmp_path / "client.py").write_text(CLIENT)
-    inner = (f"{sys.executable} {fwd.IN_SANDBOX_SCRIPT} --listen 127.0.0.1:{fwd.DEFAULT_PORT} "
+    # The base interpreter, not the venv's: the sandbox's tmpfs /tmp hides a checkout (and its .venv) under /tmp.
+    python = getattr(sys, "_base_executable", sys.executable)
+    inner = (f"{python} {fwd.IN_SANDBOX_SCRIPT} --listen 127.0.0.1:{fwd.DEFAULT_PORT} "
              f"--ready /tmp/ready & "
              "for i in $(seq 100); do [ -s /tmp/ready ] && break; sleep 0.05; done; "
-             f"{sys.executable} /tmp/client.py {fwd.DEFAULT_PORT} {session.token} {stub.port}")
+             f"{python} /tmp/client.py {fwd.DEFAULT_PORT} {session.token} {stub.port}")
     argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
             "--ro-bind", str(SCRIPT), fwd.IN_SANDBOX_SCRIPT, "--ro-bind", str(tmp_path / "client.py"), "/tmp/client.py",
             "--bind", str(gw.socket_path), fwd.IN_SANDBOX_SOCKET,
