@@ -372,6 +372,24 @@ def test_restart_kills_every_process_and_gives_fresh_tests_and_logs(backend, tmp
         assert host_pids_with(f"mm-{token}") == []
 
 
+@pytest.mark.docker
+def test_docker_restart_revives_a_container_that_already_stopped(docker_base_image, tmp_path):
+    """The memory cgroup's OOM killer may end the container's init during a flood; the engine then refuses a kill
+    with 409, and restart must still bring the sandbox back rather than fail the trial as an infra error."""
+    backend = get_backend("docker")
+    backend.preflight()
+    sb = backend.create(make_request(tmp_path, f"conf-dead-{secrets.token_hex(3)}"))
+    try:
+        sb.exec("echo keep > kept.txt", 10)
+        sb.container.kill()  # what an OOM kill of the container's pid 1 leaves: a stopped container
+        sb.container.reload()
+        assert sb.container.status != "running"
+        sb.restart()
+        assert sb.exec("cat kept.txt", 10).output.strip() == "keep"
+    finally:
+        sb.destroy()
+
+
 def test_halt_stops_processes_but_files_stay_readable(backend, tmp_path):
     sb = backend.create(make_request(tmp_path, f"conf-halt-{secrets.token_hex(3)}"))
     try:

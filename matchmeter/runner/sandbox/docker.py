@@ -241,12 +241,24 @@ class DockerSandbox:
         if self._destroyed or self.container is None:
             raise SandboxError("docker sandbox is not running")
         try:
-            self.container.kill()
+            self._kill_if_running()
             self.container.start()
         except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
             raise SandboxError(f"restarting the container failed: {exc}") from exc
         self._prepare(FRESH_DIRS)
         self.halt()  # proves the restarted container holds no process of the agent's uid
+
+    def _kill_if_running(self) -> None:
+        """Kill the container unless it has already stopped: the agent may have ended it (its pid 1 OOM-killed by
+        an output flood, say), and the engine refuses to kill a stopped container with 409."""
+        import docker.errors
+
+        try:
+            self.container.kill()
+        except docker.errors.APIError as exc:
+            self.container.reload()
+            if exc.status_code != 409 or self.container.status == "running":
+                raise
 
     def destroy(self) -> None:
         if self._destroyed:
