@@ -285,12 +285,14 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if i == 1 and reply.hold:  # the first content chunk is out: wait for the test
                     stub.stream_gate.wait(30)
+            # Counted before the terminating chunk: the client's read returns only after that chunk, so a test
+            # that reads the count right after the response sees it (counted after, it raced the client).
+            with stub.stats.lock:
+                stub.stats.streams_finished += 1
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             return
-        with stub.stats.lock:
-            stub.stats.streams_finished += 1
 
 
 class _StubHTTPServer(ThreadingHTTPServer):
