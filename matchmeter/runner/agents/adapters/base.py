@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
@@ -399,22 +400,33 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def last_json_object(text: str) -> dict[str, Any]:
-    """The last top-level JSON object in `text` (a single-document `--output-format json`)."""
+def json_documents(text: str, opener: str) -> Iterator[Any]:
+    """Each JSON value that starts a line with `opener` (`{` or `[`) and decodes, possibly over several
+    lines, in order (a single-document `--output-format json` among banners and warnings)."""
     import json
 
     decoder = json.JSONDecoder()
-    found: dict[str, Any] | None = None
-    for match in re.finditer(r"^\{", text, re.MULTILINE):
+    for match in re.finditer("^" + re.escape(opener), text, re.MULTILINE):
         try:
-            obj, _ = decoder.raw_decode(text, match.start())
+            yield decoder.raw_decode(text, match.start())[0]
         except json.JSONDecodeError:
             continue
-        if isinstance(obj, dict):
-            found = obj
-    if found is None:
+
+
+def last_json_object(text: str) -> dict[str, Any]:
+    """The last top-level JSON object in `text` (a single-document `--output-format json`)."""
+    found = [obj for obj in json_documents(text, "{") if isinstance(obj, dict)]
+    if not found:
         raise ValueError("no JSON object in the output")
-    return found
+    return found[-1]
+
+
+def json_array_or_lines(text: str) -> list[dict[str, Any]]:
+    """The first JSON array of events in `text` (qwen `--output-format json`), else JSONL (stream-json)."""
+    for data in json_documents(text, "["):
+        if isinstance(data, list):
+            return [e for e in data if isinstance(e, dict)]
+    return json_lines(text)
 
 
 def inclusive_usage(prompt: int, cached: int, completion: int, reasoning: int) -> TokenUsage:

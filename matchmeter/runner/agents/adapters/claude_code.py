@@ -12,8 +12,6 @@ qwen-code writes the same message shapes (see qwen_code.py), with OpenAI-style u
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from matchmeter.runner.agents.adapters.base import (
@@ -104,16 +102,3 @@ class ClaudeCodeAdapter(CLIAdapter):
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
         return parse_message_events(json_lines(text), input_includes_cached=False)
-
-
-def json_array_or_lines(text: str) -> list[dict[str, Any]]:
-    """The first JSON array of events in `text` (qwen `--output-format json`), else JSONL (stream-json)."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"^\[", text, re.MULTILINE):
-        try:
-            data, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, list):
-            return [e for e in data if isinstance(e, dict)]
-    return json_lines(text)
