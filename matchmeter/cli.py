@@ -58,11 +58,18 @@ BASE_ALIAS_HELP = ("NAME=IMAGE: build task Dockerfiles that start FROM NAME on t
                    "(e.g. ubuntu:24.04=matchmeter-base:latest; nothing is pulled). Repeatable.")
 API_BASE_HELP = "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: the provider's)."
 KEY_ENV_HELP = "Name of the environment variable holding the key (read at call time, never stored)."
-PRICES_HELP = "TOML price file ([[price]] entries) merged over the shipped table; its entries win."
-NO_CACHE_HELP = "Do not read or write the LM response cache (every call goes to the endpoint)."
-EXECUTOR_HELP = "Where trials run: local (this process's threads) or ray (a Ray cluster, docs/ray.md)."
-RAY_ADDRESS_HELP = ("With --executor ray: the cluster's HOST:PORT, run from a node of it (not a ray:// client address; "
-                    "default: $RAY_ADDRESS, else this node's cluster).")
+# Options that mean the same in every command taking them, declared once (typer copies each where used).
+BACKEND_OPTION = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local.")
+CONCURRENCY_OPTION = typer.Option(1, min=1, help="Trials run at once.")
+PRICES_OPTION = typer.Option(
+    None, help="TOML price file ([[price]] entries) merged over the shipped table; its entries win.")
+NO_CACHE_OPTION = typer.Option(
+    False, "--no-cache", help="Do not read or write the LM response cache (every call goes to the endpoint).")
+EXECUTOR_OPTION = typer.Option(
+    "local", help="Where trials run: local (this process's threads) or ray (a Ray cluster, docs/ray.md).")
+RAY_ADDRESS_OPTION = typer.Option(
+    None, "--ray-address", help="With --executor ray: the cluster's HOST:PORT, run from a node of it (not a ray:// "
+                                "client address; default: $RAY_ADDRESS, else this node's cluster).")
 
 
 def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
@@ -142,13 +149,13 @@ def tasks_export(
 @tasks_app.command("check")
 def tasks_check(
     path: list[Path] = typer.Argument(None, help="Task directories or suites (default: the built-in suite)."),
-    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    backend: str = BACKEND_OPTION,
     seeds: int = typer.Option(3, min=1, help="Seeds 0..N-1 to check."),
     concurrency: int = typer.Option(2, min=1, help="Checks run at once."),
     task: list[str] = typer.Option(None, "--task", help="Only these task ids."),
     base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
-    executor: str = typer.Option("local", help=EXECUTOR_HELP),
-    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    executor: str = EXECUTOR_OPTION,
+    ray_address: str = RAY_ADDRESS_OPTION,
 ) -> None:
     """Run oracle and nop on every task and seed: oracle must score 1.0, nop below it."""
     from matchmeter.runner.check import check_tasks
@@ -171,19 +178,19 @@ def run(
     core: bool = typer.Option(False, help="Only the Core subset."),
     agent: str = typer.Option("bash", help="Agent: bash, oracle, nop, replay, or a CLI adapter."),
     model: str = typer.Option(None, help="litellm model string (sim/expert … for offline SIMULATED runs)."),
-    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    backend: str = BACKEND_OPTION,
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × seed."),
-    concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
-    executor: str = typer.Option("local", help=EXECUTOR_HELP),
-    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    concurrency: int = CONCURRENCY_OPTION,
+    executor: str = EXECUTOR_OPTION,
+    ray_address: str = RAY_ADDRESS_OPTION,
     transport: str = typer.Option("raw", help="How commands reach the sandbox: raw, nested or escaped."),
     contract: str = typer.Option("raw", help="Generation contract: raw or disclosed."),
     replay: Path = typer.Option(None, help="Trajectory (or JSON list of commands) for --agent replay."),
     api_base: str = typer.Option(None, help=API_BASE_HELP),
     api_key_env: str = typer.Option(None, help=KEY_ENV_HELP),
-    prices: Path = typer.Option(None, help=PRICES_HELP),
-    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
+    prices: Path = PRICES_OPTION,
+    no_cache: bool = NO_CACHE_OPTION,
     resume: bool = typer.Option(False, help="Continue a stored run: skip finished executions, rerun partial ones."),
     retry_failed: str = typer.Option("", "--retry-failed", help="With --resume: rerun stored executions with these "
                                      "failure modes (comma-separated, e.g. infra_error,agent_error)."),
@@ -364,13 +371,13 @@ def optimize(
     rewriter_api_key_env: str = typer.Option(None, "--rewriter-api-key-env", help="Rewriter key variable (overrides --api-key-env)."),
     judge_api_base: str = typer.Option(None, "--judge-api-base", help="Judge endpoint (overrides --api-base)."),
     judge_api_key_env: str = typer.Option(None, "--judge-api-key-env", help="Judge key variable (overrides --api-key-env)."),
-    prices: Path = typer.Option(None, help=PRICES_HELP),
-    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
+    prices: Path = PRICES_OPTION,
+    no_cache: bool = NO_CACHE_OPTION,
     spend_cap: float = typer.Option(None, help="Stop new rewriter/judge calls once they have spent this many USD."),
     generic: bool = typer.Option(True, "--generic/--no-generic", help="Also build the public-only Generic rewrites."),
     concurrency: int = typer.Option(1, min=1, help="Trials at once; (task, source) units run side by side to fill them."),
-    executor: str = typer.Option("local", help=EXECUTOR_HELP),
-    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    executor: str = EXECUTOR_OPTION,
+    ray_address: str = RAY_ADDRESS_OPTION,
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Rewrite → gate → source-side select → freeze a description set (descriptions.json)."""
@@ -500,18 +507,18 @@ def evaluate_cmd(
     conditions: str = typer.Option("original,self,cross,pooled,adapted1,generic", help="Comma-separated conditions."),
     calibration: Path = typer.Option(None, help="Calibration file: print the condition tables when given."),
     tasks: list[Path] = typer.Option(None, "--tasks", help="Where the tasks live (default: built-in suite)."),
-    backend: str = typer.Option("bwrap", help="Sandbox backend: bwrap, docker or local."),
+    backend: str = BACKEND_OPTION,
     seeds: int = typer.Option(1, min=1, help="Seeds 0..N-1 per task and description."),
     attempts: int = typer.Option(1, min=1, help="Attempts per task × description × seed."),
-    concurrency: int = typer.Option(1, min=1, help="Trials run at once."),
-    executor: str = typer.Option("local", help=EXECUTOR_HELP),
-    ray_address: str = typer.Option(None, "--ray-address", help=RAY_ADDRESS_HELP),
+    concurrency: int = CONCURRENCY_OPTION,
+    executor: str = EXECUTOR_OPTION,
+    ray_address: str = RAY_ADDRESS_OPTION,
     reuse: list[Path] = typer.Option(None, "--reuse", help="Run directories whose executions with the same key "
                                      "(same configuration, task, description, seed, attempt; any endpoint) are adopted."),
     api_base: str = typer.Option(None, help="Endpoint of every non-sim target. " + API_BASE_HELP),
     api_key_env: str = typer.Option(None, help="Key variable of every non-sim target. " + KEY_ENV_HELP),
-    prices: Path = typer.Option(None, help=PRICES_HELP),
-    no_cache: bool = typer.Option(False, "--no-cache", help=NO_CACHE_HELP),
+    prices: Path = PRICES_OPTION,
+    no_cache: bool = NO_CACHE_OPTION,
     quiet: bool = typer.Option(False, help="No progress bar (errors and the resume hint are still printed)."),
     base_alias: list[str] = typer.Option(None, "--base-alias", help=BASE_ALIAS_HELP),
 ) -> None:

@@ -266,17 +266,11 @@ class Trajectory(BaseModel):
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for call in self.model_calls:
-            total = total + call.tokens
-        return total
+        return sum((call.tokens for call in self.model_calls), TokenUsage())
 
     @property
     def cost(self) -> Cost:
-        total = Cost()
-        for call in self.model_calls:
-            total = total + call.cost
-        return total
+        return sum((call.cost for call in self.model_calls), Cost())
 
 
 # ---------------------------------------------------------------- results

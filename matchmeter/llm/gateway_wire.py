@@ -32,6 +32,11 @@ class WireRequest(NamedTuple):
     stream: bool
     model: str | None  # what the agent asked for (routed to the configured model anyway)
 
+    @classmethod
+    def of(cls, body: dict[str, Any], messages: list[dict[str, Any]], sampling: dict[str, Any]) -> WireRequest:
+        """The request a body makes that names its own `stream` and `model` (all wires but Gemini's)."""
+        return cls(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
+
 
 class StreamEncoder(Protocol):
     def start(self, model: str) -> list[bytes]: ...
@@ -146,7 +151,7 @@ class OpenAIChatWire:
     def parse(self, body: dict[str, Any]) -> WireRequest:
         if not isinstance(body.get("messages"), list):
             raise ValueError("request body must be a JSON object with a `messages` list")
-        return WireRequest(body["messages"], openai_sampling(body), bool(body.get("stream")), as_model(body.get("model")))
+        return WireRequest.of(body, body["messages"], openai_sampling(body))
 
     def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
@@ -231,8 +236,7 @@ class AnthropicWire:
     name = "anthropic"
 
     def parse(self, body: dict[str, Any]) -> WireRequest:
-        messages, sampling = anthropic_to_openai(body)
-        return WireRequest(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
+        return WireRequest.of(body, *anthropic_to_openai(body))
 
     def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:

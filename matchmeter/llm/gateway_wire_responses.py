@@ -31,7 +31,6 @@ from matchmeter.llm.gateway_wire import (
     NO_TOOLS,
     StreamEncoder,
     WireRequest,
-    as_model,
     content_text,
     openai_error,
     sse,
@@ -207,8 +206,7 @@ class ResponsesWire:
     name = "responses"
 
     def parse(self, body: dict[str, Any]) -> WireRequest:
-        messages, sampling = responses_to_openai(body)
-        return WireRequest(messages, sampling, bool(body.get("stream")), as_model(body.get("model")))
+        return WireRequest.of(body, *responses_to_openai(body))
 
     def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:

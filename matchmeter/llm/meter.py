@@ -79,17 +79,11 @@ class ExecutionMeter:
 
     @property
     def tokens(self) -> TokenUsage:
-        total = TokenUsage()
-        for call in self.answered:
-            total = total + call.tokens
-        return total
+        return sum((call.tokens for call in self.answered), TokenUsage())
 
     @property
     def cost(self) -> Cost:
-        total = Cost(usd=0.0)
-        for call in self.answered:
-            total = total + call.cost
-        return total
+        return sum((call.cost for call in self.answered), Cost(usd=0.0))
 
     def model_calls(self) -> list[ModelCall]:
         """The answered calls as trajectory ModelCalls (the source of truth for tokens and cost)."""

@@ -188,20 +188,25 @@ def _create_sandbox(req: TrialRequest) -> _Live:
         raise
 
 
-def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) -> ExecResult:
+def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) -> ExecResult | None:
     """Run the task's setup script in the workspace, on any backend: environment/ is uploaded under logs
-    with setup_files beside it (a shared setup script, the shared modules it imports), run, and removed."""
+    with setup_files beside it (a shared setup script, the shared modules it imports), run, and removed.
+    None, and nothing runs, when the task has no setup script (a Harbor/TB2 task's state comes from its
+    Dockerfile alone)."""
+    run_as = setup_run_name(task)
+    if run_as is None:
+        return None
     sandbox.upload(task_files(task).environment_dir, f"{logs}/.env")
     for name, host in setup_files(task).items():
         sandbox.upload(host, f"{logs}/.env/{name}")
-    return sandbox.exec(f'bash "{logs}/.env/{setup_run_name(task)}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', timeout_s)
+    return sandbox.exec(f'bash "{logs}/.env/{run_as}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', timeout_s)
 
 
 def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Agent:
     """Run environment/setup.sh, prepare the agent, snapshot protected state. Returns the agent."""
     task, config, sandbox, logs = req.task, req.configuration, live.sandbox, live.logs
-    if task.environment.setup is not None:  # a Harbor/TB2 task's state comes from its Dockerfile alone
-        setup = seed_sandbox(sandbox, task, logs, task.timeouts.setup_s)
+    setup = seed_sandbox(sandbox, task, logs, task.timeouts.setup_s)
+    if setup is not None:
         _write_log(req.logs_dir, "setup.log", setup.output)
         if setup.exit_code != 0:
             raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")

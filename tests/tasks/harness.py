@@ -92,7 +92,10 @@ class Trial:
             return
         staged = self.root / "env"
         shutil.rmtree(staged, ignore_errors=True)
-        proc = self.bash([str(stage_setup(self.task, staged))])
+        script = stage_setup(self.task, staged)
+        if script is None:  # no setup script (a Harbor-layout task): the state is the empty workspace
+            return
+        proc = self.bash([str(script)])
         assert proc.returncode == 0, f"setup.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
         if cached is not None and self._reusable():
             self.kill_all()  # nothing setup.sh started may still be writing

@@ -170,3 +170,22 @@ STATE_TASK = Path(__file__).parent / "data" / "harbor-state"
 def test_dockerfile_with_state_is_honoured(harbor_backend):
     assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=True) == (1.0, "verifier/reward.txt")
     assert run_harbor_trial(harbor_backend, STATE_TASK, oracle=False) == (0.0, "verifier/reward.txt")
+
+
+@pytest.mark.bwrap
+def test_seeding_a_task_without_setup_sh_runs_nothing():
+    """The runner's seeding step on a Harbor task (no environment/setup.sh) skips setup: nothing is uploaded
+    or run (it once ran `bash …/None`, exit 127), and the workspace stays as the image left it."""
+    from matchmeter.runner.trial import seed_sandbox
+
+    task = load_task(HARBOR_TASK)
+    box = get_backend("bwrap").create(SandboxRequest(task_id=task.id, environment_dir=HARBOR_TASK / "environment",
+                                                     environment=task.environment, env={"MM_SEED": "0"},
+                                                     label=f"harbor-{secrets.token_hex(3)}"))
+    try:
+        logs = box.exec('printf %s "$MM_LOGS"', 10).output
+        before = box.exec(f'ls -A "$MM_APP" "{logs}"', 10).output
+        assert seed_sandbox(box, task, logs, 60) is None
+        assert box.exec(f'ls -A "$MM_APP" "{logs}"', 10).output == before
+    finally:
+        box.destroy()

@@ -133,3 +133,16 @@ def test_a_state_holding_a_git_work_tree_is_made_by_setup_sh_every_time():
         again = second.snapshot()
     assert again != made, "the second setup was a copy of the first"
     assert again.keys() == made.keys()
+
+
+def test_a_task_without_setup_sh_starts_from_an_empty_workspace():
+    """A Harbor-layout task has no setup script: a host trial's setup() seeds nothing (it once ran
+    `bash None` and failed), fresh or through the session cache."""
+    from matchmeter.tasks.loader import load_task
+
+    task = load_task(Path(__file__).parent / "data" / "harbor-hello")
+    assert task.environment.setup is None
+    for fresh in (True, False):
+        with Trial(task, 0) as trial:
+            trial.setup(fresh=fresh)
+            assert tree_snapshot(trial.app) == {}

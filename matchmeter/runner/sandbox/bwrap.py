@@ -271,15 +271,11 @@ class BwrapSandbox(policy.HostMountedFiles):
                 self.lost = True
             raise SandboxError("bwrap sandbox is not running")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
-        try:
+        with policy.destroyed_on_interrupt(self):
             return policy.run_with_deadline([*self._exec_prefix(), "bash", "-c", command], timeout_s, full_env, None)
-        except KeyboardInterrupt:
-            self.destroy()
-            raise
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
-        done = self.exec(policy.snapshot_command(paths), policy.SNAPSHOT_TIME_CAP_S + 30)
-        return policy.parse_snapshot(done.output, done.exit_code)
+        return policy.snapshot(self.exec, paths)
 
     def halt(self) -> None:
         """Kill the namespace: its pid 1 dies, the kernel kills the rest; wait until none is left."""

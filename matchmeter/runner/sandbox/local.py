@@ -45,15 +45,11 @@ class LocalSandbox(policy.HostMountedFiles):
             raise SandboxError("local sandbox was destroyed")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())
         full_env[MARKER_VAR] = self.marker
-        try:
+        with policy.destroyed_on_interrupt(self):
             return policy.run_with_deadline(["bash", "-c", command], timeout_s, full_env, self.app_dir)
-        except KeyboardInterrupt:
-            self.destroy()
-            raise
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
-        done = self.exec(policy.snapshot_command(paths), policy.SNAPSHOT_TIME_CAP_S + 30)
-        return policy.parse_snapshot(done.output, done.exit_code)
+        return policy.snapshot(self.exec, paths)
 
     def halt(self) -> None:
         _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)

@@ -29,12 +29,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import ExecResult
+from matchmeter.runner.sandbox import ExecResult, Sandbox
 
 APP_DIR, TESTS_DIR, LOGS_DIR = "/app", "/tests", "/logs"
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` returns, so agents and verifiers read it the same way
@@ -311,6 +312,12 @@ def snapshot_command(paths: Sequence[str]) -> str:
     return "python3 -I -c " + shlex.quote(SNAPSHOT_SCRIPT) + " " + " ".join(shlex.quote(a) for a in args)
 
 
+def snapshot(exec_: Callable[[str, float], ExecResult], paths: Sequence[str]) -> dict[str, str]:
+    """Sandbox.snapshot on every backend: the snapshot script run through the sandbox's exec, read back."""
+    done = exec_(snapshot_command(paths), SNAPSHOT_TIME_CAP_S + 30)
+    return parse_snapshot(done.output, done.exit_code)
+
+
 def parse_snapshot(output: str, exit_code: int) -> dict[str, str]:
     """The snapshot script's JSON; SandboxError when it did not finish (the trial then says why)."""
     try:
@@ -420,6 +427,16 @@ def run_with_deadline(argv: Sequence[str], timeout_s: float, env: Mapping[str, s
         raise
     os.close(exited)
     return ExecResult(output.finish(), code, time.monotonic() - started, timed_out)
+
+
+@contextmanager
+def destroyed_on_interrupt(sandbox: Sandbox) -> Iterator[None]:
+    """Ctrl-C during a sandbox call destroys the sandbox (nothing of it outlives the run), then goes on up."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        sandbox.destroy()
+        raise
 
 
 def kill_group(pgid: int) -> None:

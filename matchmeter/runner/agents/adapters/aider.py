@@ -18,10 +18,12 @@ from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
     RunContext,
+    inclusive_usage,
 )
-from matchmeter.schema import ModelCall, Step, TokenUsage
+from matchmeter.schema import Step
 
 RESPONSE_LINE = re.compile(r"^ModelResponse\(id='[^']*', created=\d+, model='(?P<model>[^']*)'", re.MULTILINE)
 USAGE_MARK = "usage=Usage("  # the last one on the line: message content comes before usage
@@ -66,23 +68,16 @@ class AiderAdapter(CLIAdapter):
 
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
-        calls: list[ModelCall] = []
-        reported: list[str] = []
+        log = LogReader()
         for line in text.splitlines():
             head = RESPONSE_LINE.match(line)
             if not head:
                 continue
             at = line.rfind(USAGE_MARK)
             body = line[at:] if at > head.end() else ""
-            prompt, completion = _field(body, "prompt_tokens"), _field(body, "completion_tokens")
-            cached = min(_field(body, "cached_tokens"), prompt)
-            reasoning = min(_field(body, "reasoning_tokens"), completion)
-            name = head.group("model")
-            calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
-                                   tokens=TokenUsage(input=prompt - cached, cached_input=cached,
-                                                     output=completion - reasoning, reasoning=reasoning)))
-            if name and name not in reported:
-                reported.append(name)
-        steps = [Step(index=i, tool_call={"name": "edit", "path": m.group("path")}, output=m.group(0))
-                 for i, m in enumerate(EDIT_LINE.finditer(text))]
-        return ParsedLog(steps=steps, calls=calls, reported_models=reported)
+            log.call(head.group("model"), inclusive_usage(_field(body, "prompt_tokens"), _field(body, "cached_tokens"),
+                                                          _field(body, "completion_tokens"),
+                                                          _field(body, "reasoning_tokens")))
+        log.steps = [Step(index=i, tool_call={"name": "edit", "path": m.group("path")}, output=m.group(0))
+                     for i, m in enumerate(EDIT_LINE.finditer(text))]
+        return log.parsed()

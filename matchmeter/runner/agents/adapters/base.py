@@ -25,6 +25,8 @@ import os
 import re
 import secrets
 import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
@@ -81,6 +83,45 @@ class ParsedLog(NamedTuple):
     calls: list[ModelCall]
     reported_models: list[str]
     final_message: str = ""
+
+
+@dataclass
+class LogReader:
+    """What a parser gathers while it reads a CLI's log, the same way for every adapter: model calls and
+    steps numbered in order, each model the CLI names listed once, the final message."""
+
+    calls: list[ModelCall] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    reported: list[str] = field(default_factory=list)
+    final: str = ""
+
+    def saw_model(self, name: str) -> None:
+        if name and name not in self.reported:
+            self.reported.append(name)
+
+    def last_model(self) -> str:
+        """The model named last ('' before any): a call in a log that names models apart from calls."""
+        return self.reported[-1] if self.reported else ""
+
+    def call(self, model: str, tokens: TokenUsage, **fields: Any) -> None:
+        """One model call by the model the CLI names for it ('' when none), which counts as reported."""
+        self.calls.append(ModelCall(index=len(self.calls), model=model, reported_model=model or None,
+                                    tokens=tokens, **fields))
+        self.saw_model(model)
+
+    def step(self, output: str = "", **fields: Any) -> Step:
+        step = Step(index=len(self.steps), output=output, output_bytes=len(output.encode()), **fields)
+        self.steps.append(step)
+        return step
+
+    def parsed(self) -> ParsedLog:
+        return ParsedLog(steps=self.steps, calls=self.calls, reported_models=self.reported, final_message=self.final)
+
+
+def answer(step: Step, output: str) -> None:
+    """A tool result that arrives after its call: the step's output, sized as it came."""
+    step.output = output
+    step.output_bytes = len(output.encode())
 
 
 class RunContext(NamedTuple):
@@ -359,32 +400,49 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def last_json_object(text: str) -> dict[str, Any]:
-    """The last top-level JSON object in `text` (a single-document `--output-format json`)."""
+def json_documents(text: str, opener: str) -> Iterator[Any]:
+    """Each JSON value that starts a line with `opener` (`{` or `[`) and decodes, possibly over several
+    lines, in order (a single-document `--output-format json` among banners and warnings)."""
     import json
 
     decoder = json.JSONDecoder()
-    found: dict[str, Any] | None = None
-    for match in re.finditer(r"^\{", text, re.MULTILINE):
+    for match in re.finditer("^" + re.escape(opener), text, re.MULTILINE):
         try:
-            obj, _ = decoder.raw_decode(text, match.start())
+            yield decoder.raw_decode(text, match.start())[0]
         except json.JSONDecodeError:
             continue
-        if isinstance(obj, dict):
-            found = obj
-    if found is None:
+
+
+def last_json_object(text: str) -> dict[str, Any]:
+    """The last top-level JSON object in `text` (a single-document `--output-format json`)."""
+    found = [obj for obj in json_documents(text, "{") if isinstance(obj, dict)]
+    if not found:
         raise ValueError("no JSON object in the output")
-    return found
+    return found[-1]
+
+
+def json_array_or_lines(text: str) -> list[dict[str, Any]]:
+    """The first JSON array of events in `text` (qwen `--output-format json`), else JSONL (stream-json)."""
+    for data in json_documents(text, "["):
+        if isinstance(data, list):
+            return [e for e in data if isinstance(e, dict)]
+    return json_lines(text)
+
+
+def inclusive_usage(prompt: int, cached: int, completion: int, reasoning: int) -> TokenUsage:
+    """Totals that include their parts (prompt: cached; completion: reasoning) → our disjoint classes; a
+    part larger than its total is capped at it."""
+    cached, reasoning = min(cached, prompt), min(reasoning, completion)
+    return TokenUsage(input=prompt - cached, cached_input=cached, output=completion - reasoning, reasoning=reasoning)
 
 
 def openai_usage(usage: dict[str, Any] | None) -> TokenUsage:
     """OpenAI-shaped usage → our classes (prompt includes cached, completion includes reasoning)."""
     usage = usage or {}
-    prompt, completion = as_int(usage.get("prompt_tokens")), as_int(usage.get("completion_tokens"))
-    cached = as_int((usage.get("prompt_tokens_details") or {}).get("cached_tokens"))
-    reasoning = as_int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens"))
-    cached, reasoning = min(cached, prompt), min(reasoning, completion)
-    return TokenUsage(input=prompt - cached, cached_input=cached, output=completion - reasoning, reasoning=reasoning)
+    return inclusive_usage(as_int(usage.get("prompt_tokens")),
+                           as_int((usage.get("prompt_tokens_details") or {}).get("cached_tokens")),
+                           as_int(usage.get("completion_tokens")),
+                           as_int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens")))
 
 
 def epoch(value: Any) -> datetime | None:

@@ -12,32 +12,29 @@ qwen-code writes the same message shapes (see qwen_code.py), with OpenAI-style u
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
+    answer,
     as_int,
+    inclusive_usage,
     json_lines,
 )
-from matchmeter.schema import ModelCall, Step, TokenUsage
+from matchmeter.schema import Step, TokenUsage
 
 
 def _tokens(usage: dict[str, Any], input_includes_cached: bool) -> TokenUsage:
     cached = as_int(usage.get("cache_read_input_tokens") or usage.get("cached_tokens"))
-    raw_input = as_int(usage.get("input_tokens"))
-    if input_includes_cached:
-        cached = min(cached, raw_input)
-        uncached = raw_input - cached
-    else:
-        uncached = raw_input + as_int(usage.get("cache_creation_input_tokens"))
-    output = as_int(usage.get("output_tokens"))
-    reasoning = min(as_int(usage.get("reasoning_tokens") or usage.get("thoughts_tokens")), output)
-    return TokenUsage(input=uncached, cached_input=cached, output=output - reasoning, reasoning=reasoning)
+    prompt = as_int(usage.get("input_tokens"))
+    if not input_includes_cached:  # Anthropic's input_tokens leaves out cache reads and writes
+        prompt += cached + as_int(usage.get("cache_creation_input_tokens"))
+    return inclusive_usage(prompt, cached, as_int(usage.get("output_tokens")),
+                           as_int(usage.get("reasoning_tokens") or usage.get("thoughts_tokens")))
 
 
 def _tool_text(content: Any) -> str:
@@ -48,43 +45,36 @@ def _tool_text(content: Any) -> str:
 
 def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bool) -> ParsedLog:
     """Claude-style system/assistant/user/result events → ParsedLog (shared with qwen-code)."""
-    calls: list[ModelCall] = []
-    reported: list[str] = []
+    log = LogReader()
     seen_ids: set[str] = set()
     open_tools: dict[str, Step] = {}
-    steps: list[Step] = []
-    final = ""
     for event in events:
         kind, message = event.get("type"), event.get("message") or {}
-        if kind == "system" and event.get("model") and event["model"] not in reported:
-            reported.append(str(event["model"]))
+        if kind == "system" and event.get("model"):
+            log.saw_model(str(event["model"]))
         elif kind == "assistant":
             name = str(message.get("model") or "")
-            if name and name not in reported:
-                reported.append(name)
-            mid = str(message.get("id") or f"anon-{len(calls)}")
+            log.saw_model(name)
+            mid = str(message.get("id") or f"anon-{len(log.calls)}")
             if "usage" in message and mid not in seen_ids:
                 seen_ids.add(mid)
-                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
-                                       tokens=_tokens(message["usage"], input_includes_cached)))
+                log.call(name, _tokens(message["usage"], input_includes_cached))
             for part in message.get("content") or []:
                 if isinstance(part, dict) and part.get("type") == "tool_use":
                     args = part.get("input") or {}
-                    step = Step(index=len(steps), command=args.get("command") if isinstance(args, dict) else None,
-                                tool_call={"name": part.get("name"), "arguments": args})
-                    steps.append(step)
-                    open_tools[str(part.get("id"))] = step
+                    open_tools[str(part.get("id"))] = log.step(
+                        command=args.get("command") if isinstance(args, dict) else None,
+                        tool_call={"name": part.get("name"), "arguments": args})
         elif kind == "user":
             for part in message.get("content") or []:
                 if isinstance(part, dict) and part.get("type") == "tool_result":
                     answered = open_tools.pop(str(part.get("tool_use_id")), None)
                     if answered is not None:
-                        answered.output = _tool_text(part.get("content"))
-                        answered.output_bytes = len(answered.output.encode())
+                        answer(answered, _tool_text(part.get("content")))
                         answered.exit_code = 1 if part.get("is_error") else None
         elif kind == "result":
-            final = str(event.get("result") or "")
-    return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
+            log.final = str(event.get("result") or "")
+    return log.parsed()
 
 
 class ClaudeCodeAdapter(CLIAdapter):
@@ -112,16 +102,3 @@ class ClaudeCodeAdapter(CLIAdapter):
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
         return parse_message_events(json_lines(text), input_includes_cached=False)
-
-
-def json_array_or_lines(text: str) -> list[dict[str, Any]]:
-    """The first JSON array of events in `text` (qwen `--output-format json`), else JSONL (stream-json)."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"^\[", text, re.MULTILINE):
-        try:
-            data, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, list):
-            return [e for e in data if isinstance(e, dict)]
-    return json_lines(text)

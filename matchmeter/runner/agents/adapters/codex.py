@@ -14,11 +14,12 @@ from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
     as_int,
+    inclusive_usage,
     json_lines,
 )
-from matchmeter.schema import ModelCall, Step, TokenUsage
 
 
 class CodexAdapter(CLIAdapter):
@@ -46,31 +47,22 @@ class CodexAdapter(CLIAdapter):
 
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
-        calls: list[ModelCall] = []
-        steps: list[Step] = []
-        reported: list[str] = []
-        final = ""
+        log = LogReader()
         for event in json_lines(text):
-            if event.get("model") and str(event["model"]) not in reported:
-                reported.append(str(event["model"]))
+            if event.get("model"):
+                log.saw_model(str(event["model"]))
             kind, item = event.get("type"), event.get("item") or {}
             if kind == "item.completed" and item.get("type") == "command_execution":
-                text_out = str(item.get("aggregated_output") or "")
                 code = item.get("exit_code")
-                steps.append(Step(index=len(steps), command=str(item.get("command") or ""), output=text_out,
-                                  output_bytes=len(text_out.encode()), exit_code=code if isinstance(code, int) else None))
+                log.step(command=str(item.get("command") or ""), output=str(item.get("aggregated_output") or ""),
+                         exit_code=code if isinstance(code, int) else None)
             elif kind == "item.completed" and item.get("type") == "file_change":
-                steps.append(Step(index=len(steps), tool_call={"name": "file_change", "changes": item.get("changes")}))
+                log.step(tool_call={"name": "file_change", "changes": item.get("changes")})
             elif kind == "item.completed" and item.get("type") == "agent_message":
-                final = str(item.get("text") or "")
+                log.final = str(item.get("text") or "")
             elif kind == "turn.completed":
                 usage = event.get("usage") or {}
-                prompt = as_int(usage.get("input_tokens"))
-                cached = min(as_int(usage.get("cached_input_tokens")), prompt)
-                output = as_int(usage.get("output_tokens"))
-                reasoning = min(as_int(usage.get("reasoning_output_tokens")), output)
-                name = reported[-1] if reported else ""
-                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
-                                       tokens=TokenUsage(input=prompt - cached, cached_input=cached,
-                                                         output=output - reasoning, reasoning=reasoning)))
-        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
+                log.call(log.last_model(), inclusive_usage(
+                    as_int(usage.get("input_tokens")), as_int(usage.get("cached_input_tokens")),
+                    as_int(usage.get("output_tokens")), as_int(usage.get("reasoning_output_tokens"))))
+        return log.parsed()

@@ -16,9 +16,10 @@ from matchmeter.runner.agents.adapters.base import (
     InstallSpec,
     ParsedLog,
     as_int,
+    inclusive_usage,
     last_json_object,
 )
-from matchmeter.schema import ModelCall, Step, TokenUsage
+from matchmeter.schema import ModelCall, Step
 
 
 class GeminiCliAdapter(CLIAdapter):
@@ -51,12 +52,10 @@ class GeminiCliAdapter(CLIAdapter):
         calls: list[ModelCall] = []
         for name, entry in (stats.get("models") or {}).items():
             tokens = (entry or {}).get("tokens") or {}
-            prompt = as_int(tokens.get("prompt"))
-            cached = min(as_int(tokens.get("cached")), prompt)
-            calls.append(ModelCall(index=len(calls), model=name, reported_model=name,
-                                   tokens=TokenUsage(input=prompt - cached, cached_input=cached,
-                                                     output=as_int(tokens.get("candidates")),
-                                                     reasoning=as_int(tokens.get("thoughts")))))
+            thoughts = as_int(tokens.get("thoughts"))  # on top of `candidates`, not part of it
+            calls.append(ModelCall(index=len(calls), model=name, reported_model=name, tokens=inclusive_usage(
+                as_int(tokens.get("prompt")), as_int(tokens.get("cached")),
+                as_int(tokens.get("candidates")) + thoughts, thoughts)))
         steps = [Step(index=0, tool_call={"name": tool})
                  for tool, entry in ((stats.get("tools") or {}).get("byName") or {}).items()
                  for _ in range(as_int((entry or {}).get("count")))]

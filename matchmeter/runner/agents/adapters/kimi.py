@@ -16,11 +16,13 @@ from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
+    answer,
     json_lines,
     openai_usage,
 )
-from matchmeter.schema import Cost, ModelCall, Step
+from matchmeter.schema import Cost, Step
 
 NO_USAGE = "kimi print mode reports no token usage on stdout"
 
@@ -57,34 +59,24 @@ class KimiAdapter(CLIAdapter):
 
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
-        calls: list[ModelCall] = []
-        steps: list[Step] = []
-        reported: list[str] = []
+        log = LogReader()
         by_id: dict[str, Step] = {}
-        final = ""
         for message in json_lines(text):
             role = message.get("role")
             if role == "assistant":
-                name = str(message.get("model") or "")
-                if name and name not in reported:
-                    reported.append(name)
                 usage = message.get("usage")
-                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
-                                       tokens=openai_usage(usage),
-                                       cost=Cost() if usage else Cost(usd=None, null_reason=NO_USAGE)))
+                log.call(str(message.get("model") or ""), openai_usage(usage),
+                         cost=Cost() if usage else Cost(usd=None, null_reason=NO_USAGE))
                 for tool in message.get("tool_calls") or []:
                     function = tool.get("function") or {}
                     args = _arguments(function.get("arguments"))
-                    step = Step(index=len(steps), command=args.get("command"),
-                                tool_call={"name": function.get("name"), "arguments": args})
-                    steps.append(step)
-                    by_id[str(tool.get("id"))] = step
+                    by_id[str(tool.get("id"))] = log.step(command=args.get("command"),
+                                                          tool_call={"name": function.get("name"), "arguments": args})
                 if isinstance(message.get("content"), str) and message["content"]:
-                    final = message["content"]
+                    log.final = message["content"]
             elif role == "tool":
                 answered = by_id.pop(str(message.get("tool_call_id")), None)
                 if answered is not None:
                     content = message.get("content")
-                    answered.output = content if isinstance(content, str) else json.dumps(content)
-                    answered.output_bytes = len(answered.output.encode())
-        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
+                    answer(answered, content if isinstance(content, str) else json.dumps(content))
+        return log.parsed()

@@ -21,12 +21,13 @@ from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
     RunContext,
     epoch,
     openai_usage,
 )
-from matchmeter.schema import ModelCall, Step, utcnow
+from matchmeter.schema import utcnow
 
 
 class MiniSweAgentAdapter(CLIAdapter):
@@ -76,32 +77,22 @@ class MiniSweAgentAdapter(CLIAdapter):
     def parse_log(cls, text: str) -> ParsedLog:
         data = json.loads(text)
         messages = data.get("messages") or []
-        calls: list[ModelCall] = []
-        steps: list[Step] = []
-        reported: list[str] = []
+        log = LogReader()
         pending: list[tuple[str, Any]] = []  # actions waiting for their observation
-        final = ""
         for message in messages:
             extra = message.get("extra") or {}
             response = extra.get("response")
             if isinstance(response, dict) and "usage" in response:
-                name = response.get("model") or None
-                calls.append(ModelCall(index=len(calls), model=name or "", reported_model=name,
-                                       tokens=openai_usage(response.get("usage")),
-                                       started_at=epoch(extra.get("timestamp")) or utcnow()))
-                if name and name not in reported:
-                    reported.append(name)
+                log.call(response.get("model") or "", openai_usage(response.get("usage")),
+                         started_at=epoch(extra.get("timestamp")) or utcnow())
             if message.get("role") == "assistant":
                 pending += [(a.get("command", ""), extra.get("timestamp")) for a in extra.get("actions") or []]
             elif message.get("role") == "user" and "returncode" in extra and pending:
                 command, started = pending.pop(0)
-                output = str(extra.get("raw_output") or "")
-                steps.append(Step(index=len(steps), command=command, output=output,
-                                  output_bytes=len(output.encode()), exit_code=extra.get("returncode"),
-                                  started_at=epoch(started) or utcnow(),
-                                  ended_at=epoch(extra.get("timestamp")) or utcnow()))
+                log.step(command=command, output=str(extra.get("raw_output") or ""), exit_code=extra.get("returncode"),
+                         started_at=epoch(started) or utcnow(), ended_at=epoch(extra.get("timestamp")) or utcnow())
             elif message.get("role") == "exit":
-                final = str(extra.get("submission") or message.get("content") or "")
+                log.final = str(extra.get("submission") or message.get("content") or "")
         for command, started in pending:  # the submit action ends the run without an observation
-            steps.append(Step(index=len(steps), command=command, started_at=epoch(started) or utcnow()))
-        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=final)
+            log.step(command=command, started_at=epoch(started) or utcnow())
+        return log.parsed()

@@ -17,6 +17,7 @@ from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
     InstallSpec,
+    LogReader,
     ParsedLog,
     RunContext,
     as_int,
@@ -24,7 +25,7 @@ from matchmeter.runner.agents.adapters.base import (
     json_lines,
     strip_provider,
 )
-from matchmeter.schema import ModelCall, Step, TokenUsage, utcnow
+from matchmeter.schema import TokenUsage, utcnow
 
 PROVIDER = "matchmeter"
 
@@ -67,32 +68,27 @@ class OpenCodeAdapter(CLIAdapter):
 
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
-        calls: list[ModelCall] = []
-        steps: list[Step] = []
-        reported: list[str] = []
-        texts: list[str] = []
+        log = LogReader()
         for event in json_lines(text):
             part, kind = event.get("part") or {}, event.get("type")
-            if part.get("modelID") and str(part["modelID"]) not in reported:
-                reported.append(str(part["modelID"]))
+            if part.get("modelID"):
+                log.saw_model(str(part["modelID"]))
             if kind == "tool_use":
                 state = part.get("state") or {}
                 args = state.get("input") or {}
-                output = str(state.get("output") or state.get("error") or "")
                 code = (state.get("metadata") or {}).get("exit")
-                steps.append(Step(index=len(steps), command=args.get("command") if part.get("tool") == "bash" else None,
-                                  tool_call={"name": part.get("tool"), "arguments": args}, output=output,
-                                  output_bytes=len(output.encode()), exit_code=code if isinstance(code, int) else None,
-                                  started_at=epoch(as_int(event.get("timestamp")) / 1000) or utcnow()))
+                log.step(command=args.get("command") if part.get("tool") == "bash" else None,
+                         tool_call={"name": part.get("tool"), "arguments": args},
+                         output=str(state.get("output") or state.get("error") or ""),
+                         exit_code=code if isinstance(code, int) else None,
+                         started_at=epoch(as_int(event.get("timestamp")) / 1000) or utcnow())
             elif kind == "step_finish":
                 tokens = part.get("tokens") or {}
                 cache = tokens.get("cache") or {}
-                name = reported[-1] if reported else ""
-                calls.append(ModelCall(index=len(calls), model=name, reported_model=name or None,
-                                       tokens=TokenUsage(input=as_int(tokens.get("input")) + as_int(cache.get("write")),
-                                                         cached_input=as_int(cache.get("read")),
-                                                         output=as_int(tokens.get("output")),
-                                                         reasoning=as_int(tokens.get("reasoning")))))
+                log.call(log.last_model(), TokenUsage(input=as_int(tokens.get("input")) + as_int(cache.get("write")),
+                                                      cached_input=as_int(cache.get("read")),
+                                                      output=as_int(tokens.get("output")),
+                                                      reasoning=as_int(tokens.get("reasoning"))))
             elif kind == "text" and part.get("text"):
-                texts.append(str(part["text"]))
-        return ParsedLog(steps=steps, calls=calls, reported_models=reported, final_message=texts[-1] if texts else "")
+                log.final = str(part["text"])
+        return log.parsed()

@@ -8,8 +8,14 @@ OpenAI-compatible endpoints, so its `input_tokens` already include the cached on
 
 from __future__ import annotations
 
-from matchmeter.runner.agents.adapters.base import AdapterProfile, CLIAdapter, InstallSpec, ParsedLog
-from matchmeter.runner.agents.adapters.claude_code import json_array_or_lines, parse_message_events
+from matchmeter.runner.agents.adapters.base import (
+    AdapterProfile,
+    CLIAdapter,
+    InstallSpec,
+    ParsedLog,
+    json_array_or_lines,
+)
+from matchmeter.runner.agents.adapters.claude_code import parse_message_events
 
 
 class QwenCodeAdapter(CLIAdapter):
