@@ -31,6 +31,7 @@ from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import load_task, load_tasks, verify_support_files
+from matchmeter.tasks.oracle import stage_oracle
 
 
 def _median_ms(fn, reps: int) -> float:  # type: ignore[no-untyped-def]
@@ -84,12 +85,13 @@ def bare_trial_s(task_path: Path, seed: int) -> float:
     dirs = {name: root / name for name in ("app", "tests", "logs")}
     for d in dirs.values():
         d.mkdir()
+    solve = stage_oracle(load_task(task_path), root / "solution")  # the task's own, or from its reference path
     env = {**os.environ, "MM_SEED": str(seed), "MM_APP": str(dirs["app"]), "MM_TESTS": str(dirs["tests"]),
            "MM_LOGS": str(dirs["logs"])}
     groups: list[int] = []
     start = time.perf_counter()
     try:
-        for script in (task_path / "environment" / "setup.sh", task_path / "solution" / "solve.sh"):
+        for script in (task_path / "environment" / "setup.sh", solve):
             _bash_in_group(script, dirs["app"], env, groups)
         _stage_tests(task_path, dirs["tests"])
         _bash_in_group(dirs["tests"] / "test.sh", dirs["app"], env, groups)
@@ -108,19 +110,24 @@ def bare_docker_trial_s(task_path: Path, seed: int) -> float:
     tests = Path(tempfile.mkdtemp(prefix="mm-bare-tests-"))
     _stage_tests(task_path, tests)
     tests.chmod(0o755)
+    solution = Path(tempfile.mkdtemp(prefix="mm-bare-solution-"))
+    solution.chmod(0o755)
+    stage_oracle(load_task(task_path), solution / "s")
     start = time.perf_counter()
     cid = subprocess.run(["docker", "run", "-d", "--network", "none", "--label", "matchmeter=1", "-v",
-                          f"{task_path}:/task:ro", "-v", f"{tests}:/tests:ro", "-e", f"MM_SEED={seed}", "-e",
-                          "MM_APP=/app", "-e", "MM_TESTS=/tests", "-e", "MM_LOGS=/tmp", "-w", "/app",
+                          f"{task_path}:/task:ro", "-v", f"{tests}:/tests:ro", "-v", f"{solution / 's'}:/solution:ro",
+                          "-e", f"MM_SEED={seed}", "-e", "MM_APP=/app", "-e", "MM_TESTS=/tests", "-e", "MM_LOGS=/tmp",
+                          "-w", "/app",
                           "matchmeter-base:latest", "sleep", "600"],
                          capture_output=True, text=True, check=True).stdout.strip()
     try:
-        for script in ("/task/environment/setup.sh", "/task/solution/solve.sh", "/tests/test.sh"):
+        for script in ("/task/environment/setup.sh", "/solution/solve.sh", "/tests/test.sh"):
             subprocess.run(["docker", "exec", cid, "bash", script], capture_output=True)
         return time.perf_counter() - start
     finally:
         subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
         shutil.rmtree(tests, ignore_errors=True)
+        shutil.rmtree(solution, ignore_errors=True)
 
 
 def lifecycle_trial_s(backend_name: str, seed: int, limit: int) -> tuple[list[float], int]:

@@ -51,6 +51,7 @@ from matchmeter.gate.contract import (
 from matchmeter.gate.contract import SCOPE as SCOPE_WORD
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
+from matchmeter.tasks.oracle import own_solution, solve_script
 
 LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see module docstring)
 PROHIBITION_WORDS = 0.6  # share of an object-less prohibition's key words the candidate's prohibitions must keep
@@ -86,6 +87,8 @@ class ReferenceKnowledge:
                 for file in sorted((root / sub).glob("*")) if (root / sub).is_dir() else []:
                     if file.is_file() and file.stat().st_size < 200_000:
                         texts.append(file.read_text(encoding="utf-8", errors="replace"))
+            if own_solution(task) is None and task.reference_paths:  # a built-in task's oracle lives in task.toml
+                texts.append(solve_script(task.reference_paths[0].commands))
             # What the runner places beside tests/ at verify time is the verifier's knowledge too.
             texts += [f.read_text(encoding="utf-8", errors="replace") for f in verify_support_files(task).values()
                       if f.is_file()]

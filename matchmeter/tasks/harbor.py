@@ -14,7 +14,9 @@ MM_LOGS=/logs/verifier so the verifier writes reward.txt where Harbor reads it, 
 what our runner supplies at verify time (verify_support_files: the shared verifylib.py, a quoting
 family's verifier, setup.sh and its modules, from which the verifier rebuilds the pristine state),
 which the source task keeps no copy of. The setup script is renamed so a matchmeter loader of the
-export does not seed a second time.
+export does not seed a second time. solution/ is what the oracle agent runs (oracle.stage_oracle): the
+task's own solution/ when it has solve.sh, else solve.sh written from its first reference path, so every
+export is a complete Harbor task whose oracle Harbor can run.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from matchmeter.errors import UserError
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.dockerfile import BASE_IMAGE, FROM_LINE
 from matchmeter.tasks.loader import setup_libs, task_files, verify_support_files
+from matchmeter.tasks.oracle import stage_oracle
 
 HARBOR_TABLES = ("metadata", "verifier", "agent", "environment", "solution", "task")
 HARBOR_TOP_KEYS = ("version", "schema_version", "source", "artifacts")
@@ -162,7 +165,7 @@ def export_task(task: TaskSpec, out_dir: Path, seed: int, base_image: str = "mat
         raise UserError(f"{dest} already exists", str(dest), "pass an empty output directory")
     files = task_files(task)
     shutil.copytree(src / "tests", dest / "tests")
-    shutil.copytree(src / "solution", dest / "solution")
+    stage_oracle(task, dest / "solution")
     # environment/ is the Dockerfile's build context: every file it may COPY goes along (setup.sh renamed).
     setup = files.setup
 

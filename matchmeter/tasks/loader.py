@@ -10,7 +10,10 @@ A task directory (Harbor / Terminal-Bench 2 layout; matchmeter's keys in task.to
       environment/setup.sh      optional: seeds the starting state (cwd $MM_APP, MM_SEED set); or
                                 [metadata.matchmeter.environment] setup = "shared:<path>" names one
                                 shared script, _shared/setup/<path>, that several tasks seed from
-      solution/solve.sh         the oracle
+      solution/solve.sh         the oracle of a Harbor-layout task (Harbor / Terminal-Bench 2, an imported
+                                Terminal-Bench 1 task); a built-in task has none: its oracle is task.toml's
+                                first reference path, which oracle.py turns into solve.sh for the oracle
+                                agent and for `tasks export --format harbor` (a task needs one of the two)
       tests/test.sh             the verifier: writes $MM_LOGS/subgoals.json and $MM_LOGS/reward.txt,
                                 or, as Harbor, /logs/verifier/reward.txt or reward.json
 
@@ -41,6 +44,7 @@ from pydantic import Field, ValidationError
 
 from matchmeter.errors import UserError
 from matchmeter.schema import Inbound, TaskSpec
+from matchmeter.tasks.oracle import check_oracle
 from matchmeter.tasks.seeding import task_digest
 from matchmeter.tasks.taskfile import read_task_toml, validate_spec
 
@@ -48,7 +52,8 @@ INDEX_FILE = "index.toml"
 
 
 class TaskPaths(NamedTuple):
-    """Host paths of a loaded task's scripts (setup is None when the task has no setup script)."""
+    """Host paths of a loaded task's scripts (setup is None when the task has no setup script; solution is
+    where a Harbor-layout task keeps its oracle, absent in a built-in task: see oracle.py)."""
 
     environment_dir: Path
     setup: Path | None
@@ -233,7 +238,6 @@ def _check_files(spec: TaskSpec) -> None:
     files = task_files(spec)
     required = {
         "environment setup script": files.setup,
-        "oracle": files.solution,
         "verifier": files.tests_dir / "test.sh",
     }
     setup = spec.environment.setup
@@ -248,6 +252,7 @@ def _check_files(spec: TaskSpec) -> None:
         if file is not None and not file.is_file():
             rel = file.relative_to(spec.path)
             raise UserError(f"{label} {rel} is missing", spec.path, f"add {rel}")
+    check_oracle(spec, spec.path)
 
 
 # ------------------------------------------------------------------ suites

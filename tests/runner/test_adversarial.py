@@ -221,17 +221,22 @@ def test_solution_on_the_host_is_out_of_reach(arena, backend, where):
     assert arena.token not in outcome.outputs()
 
 
+# Runs the first reference path of the task.toml named by its argument: a built-in task's oracle.
+RUN_REFERENCE = ("""python3 -c 'import subprocess, sys, tomllib; t = tomllib.load(open(sys.argv[1], "rb")); """
+                 """[subprocess.run(["bash", "-c", c]) for c in t["metadata"]["matchmeter"]["reference_paths"][0]["commands"]]'""")
+
+
 @pytest.mark.parametrize("how", ["project-copy", "git-checkout"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_suite_solution_outside_the_package_is_out_of_reach(arena, backend, how):
-    rel = f"matchmeter/tasks/suite/{SUITE_TASK}/solution/solve.sh"
+    rel = f"matchmeter/tasks/suite/{SUITE_TASK}/task.toml"  # a built-in task's oracle is its first reference path
     if how == "project-copy":  # a second copy of the project somewhere on the host, outside /tmp
         copy = arena.scratch.root / "project-copy" / rel
         copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(SUITE / SUITE_TASK / "solution" / "solve.sh", copy)
-        command = f"bash {copy}"
-    else:  # the source checkout's git objects hold every solve.sh
-        command = f"git -C {CHECKOUT} show HEAD:{rel} > /tmp/s.sh && bash /tmp/s.sh"
+        shutil.copy(SUITE / SUITE_TASK / "task.toml", copy)
+        command = f"{RUN_REFERENCE} {copy}"
+    else:  # the source checkout's git objects hold every task.toml
+        command = f"git -C {CHECKOUT} show HEAD:{rel} > /tmp/t.toml && {RUN_REFERENCE} /tmp/t.toml"
     arena.attack(f"suite-{how}", backend, "suite", [command])
 
 

@@ -2,10 +2,10 @@
 
 `python -m tests.tasks._check_runner_rest [--seeds 0 1] [TASK_ID | FAMILY ...]` runs, per task and seed,
 the oracle, every `checks/cheap-*.sh` (must score <= 0.3) and `checks/alt-*.sh` (must score 1.0) the way
-solve.sh runs (bash, cwd = the seeded workspace), graded by the task's own tests with the task.toml
-weights; and "seeds that matter": the files seed 0's oracle changed, copied onto the seed-1 starting
-state, must not score 1.0 unless task.toml declares `[seed_params] invariant_reason`. Prints one line per
-task and exits non-zero on any miss. Uses tests/tasks/harness.py, so nothing is sandboxed.
+the oracle's solve.sh runs (bash, cwd = the seeded workspace, $ORACLE_SH naming it), graded by the
+task's own tests with the task.toml weights; and "seeds that matter": the files seed 0's oracle changed,
+copied onto the seed-1 starting state, must not score 1.0 unless task.toml declares `[seed_params]
+invariant_reason`. Prints one line per task and exits non-zero on any miss. Uses tests/tasks/harness.py, so nothing is sandboxed.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def score(task: TaskSpec, seed: int, script: Path | None) -> float:
         if script is None:
             trial.solve()
         else:
-            trial.bash([str(script)])  # a cheap shot may fail half way; only the end state counts
+            trial.run_check(script)  # a cheap shot may fail half way; only the end state counts
         return trial.verify().weighted
 
 

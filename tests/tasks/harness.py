@@ -26,8 +26,11 @@ from typing import NamedTuple
 
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import builtin_suite_dir, stage_setup, task_files, verify_support_files
+from matchmeter.tasks.oracle import stage_oracle
 from matchmeter.tasks.seeding import script_env, task_digest, tree_files
 
+# The variable naming the oracle's solve.sh for a checks/ script (not MM_*: the runner's scripts never see it).
+ORACLE_ENV = "ORACLE_SH"
 # (kind "file" | "link" | "dir", bytes or link target, permission bits, mtime in ns) of one path.
 Entry = tuple[str, bytes, int, int]
 
@@ -76,8 +79,10 @@ class Trial:
         base = {k: v for k, v in os.environ.items() if not k.startswith("MM_")}
         return base | script_env(self.seed, str(self.app), str(self.tests), str(self.logs))
 
-    def bash(self, args: list[str], timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.Popen([*self.enter, "bash", *args], cwd=self.app, env=self.env(), start_new_session=True,
+    def bash(self, args: list[str], timeout_s: float = 120,
+             extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.Popen([*self.enter, "bash", *args], cwd=self.app, env=self.env() | (extra_env or {}),
+                                start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out, _ = proc.communicate(timeout=timeout_s)
         return subprocess.CompletedProcess(args, proc.returncode, out, "")
@@ -138,17 +143,26 @@ class Trial:
                     return False
         return True
 
+    def oracle(self) -> Path:
+        """The oracle's solve.sh, staged once per trial outside the workspace as the oracle agent stages it
+        (matchmeter/tasks/oracle.py): the task's own solution/, or solve.sh written from its first reference path."""
+        staged = self.root / "solution"
+        if not staged.is_dir():
+            stage_oracle(self.task, staged)
+        return staged / "solve.sh"
+
     def solve(self) -> str:
-        proc = self.bash([str(task_files(self.task).solution)])
+        proc = self.bash([str(self.oracle())])
         assert proc.returncode == 0, f"solve.sh failed for {self.task.id} seed {self.seed}:\n{proc.stdout}"
         return proc.stdout
 
     def run_check(self, script: Path) -> str:
-        """Run a checks/ script exactly as the oracle runs solve.sh (bash, cwd = workspace).
+        """Run a checks/ script exactly as the oracle runs solve.sh (bash, cwd = workspace), with ORACLE_SH
+        naming the oracle's staged solve.sh: generic checks build on it (suite/_shared/checks/).
 
         Its exit status is ignored: a cheap shot may fail half way, the verifier still scores what it left.
         """
-        return self.bash([str(script)]).stdout
+        return self.bash([str(script)], extra_env={ORACLE_ENV: str(self.oracle())}).stdout
 
     def run_reference(self, index: int = 0) -> None:
         for command in self.task.reference_paths[index].commands:

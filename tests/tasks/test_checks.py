@@ -4,8 +4,8 @@ Every task directory carries `checks/` beside task.toml (never visible to agents
 `cheap-<name>.sh` is a cheap shot a skeptical reviewer would try (do the visible half, hard-code what
 the starting state shows, delete what is checked fractionally, forge evidence, edit the checker) and
 must score <= CHEAP_MAX; `alt-<name>.sh` is a correct solution by another tool or order the
-instruction allows and must score 1.0. Each runs exactly as the oracle runs solution/solve.sh (bash,
-cwd = the seeded workspace $MM_APP) and is graded by the task's own verifier with the runner's
+instruction allows and must score 1.0. Each runs exactly as the oracle runs its solve.sh (bash,
+cwd = the seeded workspace $MM_APP; $ORACLE_SH names that solve.sh, tests/tasks/harness.py) and is graded by the task's own verifier with the runner's
 weighted-subgoal mean. An optional first line `# why: ...` says what the shot tries.
 """
 
@@ -92,10 +92,12 @@ BWRAP_SAMPLE = [c for c in CASES if BY_ID[c[0]].source_family == "terminal"]
 
 
 def _as_oracle(task_id: str, script: str, root: Path):
-    """A copy of the task whose solution/solve.sh is the check script, so the oracle agent runs it."""
+    """A copy of the task whose solution/solve.sh is the check script, so the oracle agent runs it (a task's
+    own solve.sh wins over its reference path)."""
     src = Path(BY_ID[task_id].path)
     dst = root / task_id
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    (dst / "solution").mkdir()
     shutil.copy2(src / "checks" / script, dst / "solution" / "solve.sh")
     shutil.rmtree(dst / "checks")
     return load_tasks([dst])[0]

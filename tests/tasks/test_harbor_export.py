@@ -33,6 +33,8 @@ from matchmeter.tasks.loader import (
     task_files,
     verify_support_files,
 )
+from matchmeter.tasks.oracle import solve_script
+from tests.helpers.tasks import write_task
 from tests.tasks.quoting_gen import TASK_IDS as QUOTING_IDS
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.schema.json").read_text())
@@ -88,6 +90,10 @@ def test_export_is_self_contained_and_round_trips(exported):
         assert (task_dir / "tests" / "verifylib.py").read_bytes() == \
             (builtin_suite_dir() / "_shared" / "verifylib.py").read_bytes()
         assert (task_dir / "tests" / "setup.sh").is_file()
+        # The source keeps its oracle in task.toml only; the export carries it as Harbor's solution/solve.sh.
+        assert not (Path(source.path) / "solution").exists(), task_dir.name
+        assert [p.name for p in (task_dir / "solution").iterdir()] == ["solve.sh"], task_dir.name
+        assert (task_dir / "solution" / "solve.sh").read_text() == solve_script(source.reference_paths[0].commands)
         back = load_task(task_dir)
         assert back.environment.setup is None  # the image holds the state: no second seeding
         keep = {"id", "source_family", "category", "difficulty", "subgoals", "reference_paths", "budgets",
@@ -113,6 +119,18 @@ def test_export_keeps_the_task_dockerfile_and_its_build_context(tmp_path):
         "RUN printf 'harbor\\n' > /app/state.txt && mkdir -p /opt/task && printf 'baked\\n' > /opt/task/marker",
         "COPY greeting.txt /app/greeting.txt", "ENV MM_SEED=7 MM_APP=/app MM_TESTS=/tests MM_LOGS=/logs/verifier",
         "WORKDIR /app"]
+
+
+def test_export_keeps_a_task_own_solution(tmp_path):
+    """A Harbor-layout task's own solution/ goes out whole, even beside a reference path it differs from."""
+    src = write_task(tmp_path / "src")
+    (src / "solution" / "solve.sh").write_text('bash "$(dirname "$0")/helper.sh"\n')
+    (src / "solution" / "helper.sh").write_text("cp data/input.txt out.txt\n")
+    result = CliRunner().invoke(app, ["tasks", "export", "--path", str(src), "--seed", "0", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out" / src.name / "solution"
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == {p.name: p.read_bytes() for p in (src / "solution").iterdir()}
+    assert (out / "solve.sh").read_text() != solve_script(load_task(src).reference_paths[0].commands)
 
 
 def mm(*args: str) -> subprocess.CompletedProcess:
@@ -174,13 +192,14 @@ def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
 def test_no_task_keeps_a_derived_copy_and_the_runner_supplies_them():
     """The suite holds one verifylib.py, quoting.py and verifier per quoting family, each task one setup
     script; what a verifier needs of them is supplied at verify time (verify_support_files), so no task
-    directory holds a copy."""
+    directory holds a copy; nor a solve.sh (matchmeter/tasks/oracle.py writes it from task.toml)."""
     shared = {p.name for p in shared_dir().rglob("*.py")}
     tasks = load_tasks([]) + load_tasks([builtin_probes_dir()])
     assert len(tasks) >= 120
     for task in tasks:
         tests = Path(task.path) / "tests"
         assert not (shared | {"setup.sh"}) & {p.name for p in tests.iterdir()}, task.id
+        assert not (Path(task.path) / "solution").exists(), f"{task.id}: the oracle is task.toml's reference path"
         support = verify_support_files(task)
         assert support["setup.sh"] == task_files(task).setup, task.id
         assert support["verifylib.py"] == shared_dir() / "verifylib.py", task.id

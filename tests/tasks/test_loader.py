@@ -123,6 +123,18 @@ def test_missing_test_sh(tmp_path):
     assert error_line(root) == f"verifier tests/test.sh is missing ({root.resolve()}): add tests/test.sh"
 
 
+def test_oracle_is_solve_sh_or_a_reference_path(tmp_path):
+    root = make_task(tmp_path)
+    (root / "solution" / "solve.sh").unlink()
+    assert load_task(root).reference_paths[0].commands == ["touch made.txt"]  # a built-in task's layout
+    (root / "task.toml").write_text(TOML.split("[[reference_paths]]")[0])
+    assert error_line(root) == (
+        f"the task has no oracle: solution/solve.sh is missing and task.toml has no reference path ({root.resolve()}): "
+        "add solution/solve.sh, or a [[metadata.matchmeter.reference_paths]] entry")
+    (root / "solution" / "solve.sh").write_text("touch made.txt\n")
+    assert load_task(root).reference_paths == []  # a Harbor task
+
+
 def test_missing_instruction(tmp_path):
     root = make_task(tmp_path)
     (root / "instruction.md").unlink()

@@ -1,9 +1,13 @@
-"""The oracle agent: runs the task's reference solution (solution/solve.sh) inside the sandbox."""
+"""The oracle agent: runs the task's reference solution inside the sandbox: a Harbor-layout task's own
+solution/solve.sh, or the solve.sh written from a built-in task's first reference path (tasks/oracle.py)."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from matchmeter.tasks.oracle import stage_oracle
 
 if TYPE_CHECKING:
     from matchmeter.runner.agents.session import AgentSession
@@ -19,7 +23,8 @@ class OracleAgent:
     def setup(self, session: AgentSession) -> None:
         # The solution travels through the logs dir, never the tests dir, so "tests absent during the
         # agent phase" stays checkable for every agent.
-        session.sandbox.upload(Path(self.task.path) / "solution", f"{session.logs_dir}/.oracle")
+        with tempfile.TemporaryDirectory(prefix="mm-oracle-") as tmp:
+            session.sandbox.upload(stage_oracle(self.task, Path(tmp) / "solution").parent, f"{session.logs_dir}/.oracle")
 
     def run(self, description: str, session: AgentSession) -> None:
         session.execute(f'bash "{session.logs_dir}/.oracle/solve.sh"; rc=$?; rm -rf "{session.logs_dir}/.oracle"; exit $rc',

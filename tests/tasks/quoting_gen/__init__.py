@@ -2,8 +2,9 @@
 
 `python -m tests.tasks.quoting_gen [DEST]` writes every task directory (task.toml, instruction.md,
 environment/Dockerfile, tests/ with test.sh and the payload file (test.sh runs the family's verifier from
-suite/_shared/quoting/, which the runner supplies at verify time), checks/ with cheap shots and an alternative (checks.py), and the
-derived solution/solve.sh) into DEST, by default the built-in suite. The four variants of a family seed
+suite/_shared/quoting/, which the runner supplies at verify time), and checks/ with cheap shots and an alternative
+(checks.py)) into DEST, by default the built-in suite; no solution/: the oracle is task.toml's reference path
+(matchmeter/tasks/oracle.py). The four variants of a family seed
 the same starting state from one hand-written script, suite/_shared/setup/quoting/<op>.sh, which task.toml
 names (`setup = "shared:quoting/<op>.sh"`); the generator writes no setup script. The committed directories are exactly this
 output: tests/tasks/test_quoting_families.py regenerates into a temp dir and compares byte for byte.
@@ -21,7 +22,6 @@ from matchmeter.tasks.harbor import to_matchmeter_table
 from matchmeter.tasks.loader import SHARED_SETUP
 from tests.tasks.quoting_gen.checks import check_scripts
 from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
-from tests.tasks.sync_suite import expected_files
 
 TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
 BUDGET_STEPS = {"easy": 10, "medium": 15, "hard": 20}
@@ -108,9 +108,6 @@ def write_task(family: Family, variant: Variant, dest: Path) -> Path:
     (task_dir / "checks").mkdir()
     for name, text in check_scripts(family, variant).items():
         (task_dir / "checks" / name).write_text(text)
-    for path, data in expected_files(task_dir).items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
     for script in task_dir.rglob("*.sh"):
         script.chmod(0o755)
     return task_dir

@@ -4,7 +4,7 @@
 # `$(cat TICKET)` of the reference path leaves the marker where the instruction shows it: the text typed
 # verbatim, as a command memorised from the instruction would. TICKET is restored afterwards.
 set -uo pipefail
-solve=$1
+solve=${1:?usage: as_shown.sh SOLVE_SH (a check passes $ORACLE_SH, which tests/tasks/harness.py sets)}
 saved=$(mktemp)
 cp -p TICKET "$saved"
 trap 'cp -p "$saved" TICKET; rm -f "$saved"' EXIT

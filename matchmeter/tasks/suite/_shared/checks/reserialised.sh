@@ -5,7 +5,7 @@
 # by an instruction that does not fix the bytes. An output this leaves byte-identical is emptied, so the check fails instead of passing as
 # a replay of the oracle: it must show that the verifier reads the data, not the oracle's formatting.
 set -euo pipefail
-solve=$1
+solve=${1:?usage: reserialised.sh SOLVE_SH OUTPUT... (a check passes $ORACLE_SH, which tests/tasks/harness.py sets)}
 shift
 bash "$solve"
 python3 - "$@" <<'PY_END'
