@@ -169,8 +169,9 @@ def harbor_style_trial(task_dir: Path, image: str, oracle: bool) -> str:
 
 
 @pytest.mark.docker
-# One worker builds them in turn: they share the export's first layers (FROM, ENV, WORKDIR), and one case's
-# `docker rmi` of its image can delete a shared untagged layer while another case's build still needs it.
+# The cases share the export's first layers (FROM, ENV, WORKDIR), and one case's `docker rmi` of its image can
+# delete a shared untagged layer while another case's build still uses it as cache ("unknown parent image ID").
+# So each build makes layers of its own (--no-cache), and one worker builds them in turn besides.
 @pytest.mark.xdist_group("harbor-export-builds")
 @pytest.mark.parametrize("task_id", ["ab-test-ztest", "q-write-bytes-h2", "git-recover-branches"])
 def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
@@ -180,7 +181,7 @@ def test_exported_task_builds_and_scores_like_harbor_oracle(tmp_path, task_id):
     result = CliRunner().invoke(app, ["tasks", "export", "--task", task_id, "--seed", "5", str(tmp_path)])
     assert result.exit_code == 0, result.output
     task_dir, image = tmp_path / task_id, f"mm-harbor-export-test:{secrets.token_hex(4)}"
-    build = _docker("build", "-q", "-t", image, str(task_dir / "environment"), timeout=600)
+    build = _docker("build", "--no-cache", "-q", "-t", image, str(task_dir / "environment"), timeout=600)
     assert build.returncode == 0, build.stderr
     try:
         assert float(harbor_style_trial(task_dir, image, oracle=True)) == 1.0
