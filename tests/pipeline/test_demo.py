@@ -9,6 +9,7 @@ from rich.console import Console
 from matchmeter.optimizer.freeze import load_frozen
 from matchmeter.pipeline.demo import DEMO_TASKS, DemoRequest, run_demo
 from matchmeter.tasks.loader import load_tasks
+from tests.helpers.clis import machine_clis_dir
 
 TASKS = ["env-merge", "json-config-edit", "iqr-clean-mean"]
 
@@ -22,7 +23,10 @@ def test_demo_slice_is_in_core_and_covers_every_family():
 @pytest.mark.slow
 @pytest.mark.bwrap
 @pytest.mark.live_cli
-def test_demo_runs_every_stage_on_three_tasks(tmp_path):
+def test_demo_runs_every_stage_on_three_tasks(tmp_path, monkeypatch):
+    # The machine's CLI cache, as the live-CLI tests use: mini-swe-agent's venv and wheelhouse are installed
+    # once per machine, not again into this test's tmp_path (about 85 s of the test on a fresh cache).
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
     out = tmp_path / "demo"
     console = Console(record=True, width=120)
     report = run_demo(DemoRequest(out=str(out), backend="bwrap", tasks=TASKS), console)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -14,6 +13,7 @@ from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description
 from matchmeter.tasks.loader import load_task
+from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
 
 LIVE_CLIS = {"mini-swe-agent": ("mini-swe-agent", "2.4.6", "mini"), "aider": ("aider", "0.86.2", "aider")}
@@ -28,7 +28,7 @@ def cli_venvs() -> dict[str, Any]:
     """
     from matchmeter.runner.agents.adapters.install import ensure_installed, install_seconds
 
-    root = Path(os.environ.get("MATCHMETER_TEST_CLIS_DIR") or Path.home() / ".cache" / "matchmeter" / "clis")
+    root = machine_clis_dir()
     found: dict[str, Any] = {"root": root}
     for agent in LIVE_CLIS:
         from matchmeter.runner.agents.adapters import adapter_class

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from matchmeter.runner.sandbox import SandboxRequest, baseimage, clilayer, get_b
 from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import load_task
+from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
 from tests.runner.adapters.test_live_cli import REPLIES, expected_cost_usd, expected_tokens
 
@@ -36,7 +36,7 @@ BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
 @pytest.fixture(scope="session")
 def cli_layers(tmp_path_factory) -> dict[str, Any]:
     """Both CLIs' wheelhouses and layer images on the base image (built once per machine), timed."""
-    root = Path(os.environ.get("MATCHMETER_TEST_CLIS_DIR") or Path.home() / ".cache" / "matchmeter" / "clis")
+    root = machine_clis_dir()
     previous = os.environ.get("MATCHMETER_CLIS_DIR")
     os.environ["MATCHMETER_CLIS_DIR"] = str(root)
     client = baseimage.docker_client()

@@ -3,14 +3,13 @@ its only key, the gateway's metering as the trajectory's model calls, and the CL
 
 from __future__ import annotations
 
-import os
 import socket
-from pathlib import Path
 
 import pytest
 
 from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.stub_server import StubServer
+from tests.helpers.clis import machine_clis_dir
 from tests.helpers.gateway import run_through_gateway
 from tests.runner.adapters.test_live_cli import MINI_REPLIES, expected_cost_usd, expected_tokens
 
@@ -21,7 +20,7 @@ pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
 def mini_installed(monkeypatch):
     from matchmeter.runner.agents.adapters.install import ensure_installed
 
-    root = Path(os.environ.get("MATCHMETER_TEST_CLIS_DIR") or Path.home() / ".cache" / "matchmeter" / "clis")
+    root = machine_clis_dir()
     ensure_installed("mini-swe-agent", "2.4.6", "mini", root)
     monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(root))
 
