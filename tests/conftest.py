@@ -143,7 +143,12 @@ def _is_slow(item) -> bool:
 
 def _xdist_group(item) -> str | None:
     """Tests sharing an expensive fixture wider than one test run on one worker (`--dist loadgroup`), so it is
-    made once: a session fixture of ours by its name, a module/class one by the module. Others spread freely."""
+    made once: a session fixture of ours by its name, a module/class one by the module. Others spread freely.
+
+    A module whose wide fixtures are all made per value of one parameter (or cost nothing) says so with
+    `XDIST_GROUP_BY = "<param>"`, and is grouped by module and that value: the adversarial modules (an arena
+    whose nop baselines are per backend) and the sandbox conformance module (a backend and its sandbox per
+    module param) then run their bwrap and docker halves on two workers instead of one after the other."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return None
@@ -157,6 +162,10 @@ def _xdist_group(item) -> str | None:
             return f"fixture-{name}"
         if scope in ("package", "module", "class"):
             group = item.nodeid.split("::")[0]
+    by = getattr(getattr(item, "module", None), "XDIST_GROUP_BY", None)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if group is not None and by in params:
+        group += f":{by}={params[by]}"  # no "]": xdist takes an id ending in "]" for a parametrized one, not a group
     return group
 
 

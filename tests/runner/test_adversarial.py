@@ -32,6 +32,7 @@ from tests.helpers.attack_tasks import (
 from tests.helpers.tasks import write_task
 
 BACKENDS = [pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)]
+XDIST_GROUP_BY = "backend"  # the module fixture is cheap or per backend: one worker per backend (tests/conftest.py)
 SUITE = Path(matchmeter.__file__).resolve().parent / "tasks" / "suite"
 SUITE_TASK = "git-bisect-regression"
 CHECKOUT = Path(matchmeter.__file__).resolve().parents[1]

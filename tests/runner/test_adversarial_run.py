@@ -32,6 +32,7 @@ from tests.helpers.attack_tasks import long_command_task
 from tests.helpers.tasks import write_task
 
 BACKENDS = [pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)]
+XDIST_GROUP_BY = "backend"  # the module fixture is cheap or per backend: one worker per backend (tests/conftest.py)
 SLOW_SOLVE = ["sleep 4", "cp data/input.txt out.txt"]
 WIDE = {"COLUMNS": "300"}  # one logical line stays one physical line in rich's output
 
