@@ -29,7 +29,6 @@ GAPS: dict[str, set[str]] = {
 }
 PAYLOAD = "a \"dq\" 'sq' $HOME ${X:-y} `id` $(id) \\ \\n \\\\ ; | & * ? ~ # ! \t tab\nsecond line\n  trailing  "
 GENEROUS_S = 15.0  # a bound for "returned promptly" that no loaded CI box should hit
-XDIST_GROUP_BY = "backend"  # the backend and sandbox fixtures are per backend: one worker per backend (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
