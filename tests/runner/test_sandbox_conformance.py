@@ -331,7 +331,8 @@ def test_leftovers_of_a_killed_runner_can_be_pruned_by_label(backend):
                              text=True, env={**os.environ, "MM_TEST_TOKEN": token})
     try:
         assert child.stdout.readline() == "ready\n"
-        assert len(host_pids_with(token)) == 1
+        # `sleep … &` returns once forked; until the child execs, its cmdline is still the shell's: wait, don't race it
+        assert wait_until(lambda: len(host_pids_with(token)) == 1)
     finally:
         child.kill()
         child.wait()
