@@ -52,12 +52,11 @@ INDEX_FILE = "index.toml"
 
 
 class TaskPaths(NamedTuple):
-    """Host paths of a loaded task's scripts (setup is None when the task has no setup script; solution is
-    where a Harbor-layout task keeps its oracle, absent in a built-in task: see oracle.py)."""
+    """Host paths of a loaded task's scripts (setup is None when the task has no setup script; the oracle's
+    place, solution/ or the first reference path, is oracle.py's)."""
 
     environment_dir: Path
     setup: Path | None
-    solution: Path
     tests_dir: Path
 
 
@@ -84,11 +83,11 @@ SHARED_SETUP = "shared:"  # prefix of a setup value naming a script under shared
 
 
 def task_files(task: TaskSpec) -> TaskPaths:
-    """Paths of the task's environment dir, setup script, oracle and tests dir."""
+    """Paths of the task's environment dir, setup script and tests dir."""
     root = Path(task.path)
     env_dir = root / "environment"
     setup = _setup_path(task.environment.setup, env_dir) if task.environment.setup else None
-    return TaskPaths(env_dir, setup, root / "solution" / "solve.sh", root / "tests")
+    return TaskPaths(env_dir, setup, root / "tests")
 
 
 def _setup_path(name: str, env_dir: Path) -> Path:

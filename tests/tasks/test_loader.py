@@ -60,7 +60,6 @@ def test_valid_task_loads_with_digest(tmp_path):
     assert len(task.digest) == 64
     files = task_files(task)
     assert files.setup == tmp_path / "demo" / "environment" / "setup.sh"
-    assert files.solution == tmp_path / "demo" / "solution" / "solve.sh"
     assert files.tests_dir == tmp_path / "demo" / "tests"
     assert files.environment_dir == tmp_path / "demo" / "environment"
 

@@ -24,7 +24,9 @@ class OracleAgent:
         # The solution travels through the logs dir, never the tests dir, so "tests absent during the
         # agent phase" stays checkable for every agent.
         with tempfile.TemporaryDirectory(prefix="mm-oracle-") as tmp:
-            session.sandbox.upload(stage_oracle(self.task, Path(tmp) / "solution").parent, f"{session.logs_dir}/.oracle")
+            solution = Path(tmp) / "solution"
+            stage_oracle(self.task, solution)
+            session.sandbox.upload(solution, f"{session.logs_dir}/.oracle")
 
     def run(self, description: str, session: AgentSession) -> None:
         session.execute(f'bash "{session.logs_dir}/.oracle/solve.sh"; rc=$?; rm -rf "{session.logs_dir}/.oracle"; exit $rc',
