@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -86,7 +87,18 @@ def _setup_cache_dir() -> None:
     os.environ[SETUP_CACHE_ENV] = path
 
 
+def _ctrl_c_reaches_children() -> None:
+    """A shell that starts a command in the background without job control (`cmd &` in a script, a CI
+    launcher) hands it SIGINT ignored, and an ignored signal stays ignored across exec: every `matchmeter`
+    the Ctrl-C tests start would then shrug off the SIGINT they send (rc 0 instead of 130). A handler, unlike
+    SIG_IGN, is reset to the default on exec, so installing Python's own here (before xdist starts its
+    workers) gives each child the SIGINT a terminal's Ctrl-C would give it."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config):
+    _ctrl_c_reaches_children()
     _python3_without_shim()
     _setup_cache_dir()
 

@@ -1,0 +1,28 @@
+"""tests/conftest.py gives the processes tests start a default SIGINT even when pytest itself was started with
+SIGINT ignored (a background job of a script, as some CI launchers run it): otherwise every Ctrl-C test fails
+with rc 0, as a fresh-clone `.ci/run` started with `&` did."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+CHILD = "import signal; print({signal.SIG_IGN: 'ignored', signal.default_int_handler: 'KeyboardInterrupt'}[signal.getsignal(signal.SIGINT)])"
+
+
+def _child_sigint(prepare: str) -> str:
+    """What a grandchild Python finds for SIGINT when its parent, started with SIGINT ignored, ran `prepare`."""
+    parent = f"{prepare}\nimport subprocess, sys\nsubprocess.run([sys.executable, '-c', {CHILD!r}])"
+    proc = subprocess.run([sys.executable, "-c", parent], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_an_ignored_sigint_is_inherited_unless_the_conftest_restores_it():
+    assert _child_sigint("pass") == "ignored"  # the hazard itself
+    assert _child_sigint("from tests.conftest import _ctrl_c_reaches_children; _ctrl_c_reaches_children()") \
+        == "KeyboardInterrupt"
