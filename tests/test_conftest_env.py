@@ -1,13 +1,20 @@
-"""tests/conftest.py gives the processes tests start a default SIGINT even when pytest itself was started with
-SIGINT ignored (a background job of a script, as some CI launchers run it): otherwise every Ctrl-C test fails
-with rc 0, as a fresh-clone `.ci/run` started with `&` did."""
+"""What tests/conftest.py sets up for the processes tests start.
+
+- A default SIGINT even when pytest itself was started with SIGINT ignored (a background job of a script, as
+  some CI launchers run it): otherwise every Ctrl-C test fails with rc 0, as a fresh-clone `.ci/run` started
+  with `&` did.
+- The `python3` host trials' task scripts get: Debian's, as in the sandbox images, when the host has it.
+"""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.conftest import SYSTEM_PYTHON3
 
 ROOT = Path(__file__).parents[1]
 CHILD = "import signal; print({signal.SIG_IGN: 'ignored', signal.default_int_handler: 'KeyboardInterrupt'}[signal.getsignal(signal.SIGINT)])"
@@ -26,3 +33,12 @@ def test_an_ignored_sigint_is_inherited_unless_the_conftest_restores_it():
     assert _child_sigint("pass") == "ignored"  # the hazard itself
     assert _child_sigint("from tests.conftest import _ctrl_c_reaches_children; _ctrl_c_reaches_children()") \
         == "KeyboardInterrupt"
+
+
+def test_task_scripts_get_the_images_python3_or_a_real_interpreter():
+    found = shutil.which("python3")
+    assert found is not None
+    if SYSTEM_PYTHON3.is_file():
+        assert Path(found).resolve() == SYSTEM_PYTHON3.resolve(), found
+    else:  # not a wrapper script such as a pyenv shim
+        assert Path(found).resolve().read_bytes()[:2] != b"#!", found
