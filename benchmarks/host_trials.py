@@ -16,7 +16,6 @@ import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,19 +24,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.tasks.harness
 
 from matchmeter.tasks import load_tasks  # noqa: E402
-from tests.tasks.harness import SETUP_CACHE_ENV, Trial  # noqa: E402
+from tests.tasks.harness import SETUP_CACHE_ENV, Trial, host_trials_python3, resolved_python3  # noqa: E402
 
 
 def _candidates(given: list[str]) -> list[str]:
+    """The given interpreters, else the one `python3` resolves to and the images' own, each once."""
     if given:
         return given
-    found = []
-    which = shutil.which("python3")
-    if which:
-        found.append(subprocess.run([which, "-c", "import sys; print(sys.executable)"], capture_output=True,
-                                    text=True, check=True).stdout.strip())
-    if Path("/usr/bin/python3").is_file() and Path("/usr/bin/python3").resolve() != Path(found[0]).resolve():
-        found.append("/usr/bin/python3")
+    found: list[str] = []
+    for python3 in (resolved_python3(), host_trials_python3()):
+        if python3 and all(Path(python3).resolve() != Path(f).resolve() for f in found):
+            found.append(python3)
+    if not found:
+        raise SystemExit("no python3 found: pass one with --python3 PATH")
     return found
 
 

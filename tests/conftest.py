@@ -52,14 +52,9 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = 1
 
 
-# The interpreter the sandbox images run task scripts with (Debian bookworm's, rootfs.py); a host that has it
-# runs the host trials' scripts with the very same one.
-SYSTEM_PYTHON3 = Path("/usr/bin/python3")
-
-
 def _host_trials_python3() -> None:
-    """Put the `python3` task scripts should get first on PATH: Debian's /usr/bin/python3 when the host has it,
-    else the interpreter `python3` resolves to, without any wrapper (pyenv shim) in between.
+    """Put the `python3` task scripts should get (tests/tasks/harness.py's host_trials_python3: Debian's when the
+    host has it, else the interpreter `python3` resolves to) first on PATH, with no wrapper in between.
 
     Task scripts run on the host (tests/tasks/harness.py, the local backend) call `python3` a few times per
     trial and the suite runs thousands of trials, so its start-up cost is paid about ten thousand times. A pyenv
@@ -67,18 +62,9 @@ def _host_trials_python3() -> None:
     site-packages, where a machine may keep .pth files that run at every start (one here imports certifi):
     44 ms per `python3 -c pass` against 13 ms for Debian's, which has neither and is what the images run.
     """
-    if SYSTEM_PYTHON3.is_file() and os.access(SYSTEM_PYTHON3, os.X_OK):
-        real = str(SYSTEM_PYTHON3)
-    else:
-        found = shutil.which("python3")
-        if found is None:
-            return
-        try:
-            real = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
-                                  timeout=60).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return
-    found = shutil.which("python3")
+    from tests.tasks.harness import host_trials_python3
+
+    real, found = host_trials_python3(), shutil.which("python3")
     if not real or (found is not None and Path(real).resolve() == Path(found).resolve()):
         return  # already first on PATH (also true in xdist workers, which inherit the PATH set here)
     bindir = tempfile.mkdtemp(prefix="mm-test-python3-")

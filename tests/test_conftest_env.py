@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import SYSTEM_PYTHON3
+from tests.tasks.harness import SYSTEM_PYTHON3, host_trials_python3
 
 ROOT = Path(__file__).parents[1]
 CHILD = "import signal; print({signal.SIG_IGN: 'ignored', signal.default_int_handler: 'KeyboardInterrupt'}[signal.getsignal(signal.SIGINT)])"
@@ -38,7 +38,8 @@ def test_an_ignored_sigint_is_inherited_unless_the_conftest_restores_it():
 def test_task_scripts_get_the_images_python3_or_a_real_interpreter():
     found = shutil.which("python3")
     assert found is not None
-    if SYSTEM_PYTHON3.is_file():
-        assert Path(found).resolve() == SYSTEM_PYTHON3.resolve(), found
-    else:  # not a wrapper script such as a pyenv shim
+    wanted = host_trials_python3()
+    assert wanted is not None
+    assert Path(found).resolve() == Path(wanted).resolve(), found
+    if wanted != str(SYSTEM_PYTHON3):  # not a wrapper script such as a pyenv shim
         assert Path(found).resolve().read_bytes()[:2] != b"#!", found

@@ -325,6 +325,30 @@ def _kill_if_in(pid: int, netns: str) -> None:
 
 SETUP_CACHE_ENV = "MM_TEST_SETUP_CACHE"  # MM_*: Trial.env() keeps it from the scripts
 
+# The interpreter the sandbox images run task scripts with (Debian bookworm's, rootfs.py).
+SYSTEM_PYTHON3 = Path("/usr/bin/python3")
+
+
+def resolved_python3() -> str | None:
+    """The interpreter `python3` on PATH runs, through any wrapper (a pyenv shim); None if there is none."""
+    found = shutil.which("python3")
+    if found is None:
+        return None
+    try:
+        real = subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                              timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return real or None
+
+
+def host_trials_python3() -> str | None:
+    """The `python3` host trials' scripts should get: the images' own when the host has it (it also starts
+    without pyenv's site-packages and their .pth files: 13 ms against 44 ms here), else `resolved_python3()`."""
+    if SYSTEM_PYTHON3.is_file() and os.access(SYSTEM_PYTHON3, os.X_OK):
+        return str(SYSTEM_PYTHON3)
+    return resolved_python3()
+
 
 _SUITE_KEYS: dict[str, str] = {}
 
