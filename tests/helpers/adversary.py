@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.helpers.runs import stored_results
+
 MM = [sys.executable, "-m", "matchmeter.cli"]
 # Each attack trial must end within this (a normal trial takes ~1 s on bwrap, ~3 s on docker).
 BOUND_S = 90.0
@@ -194,7 +196,7 @@ def mm_run(scratch: Scratch, name: str, backend: str, tasks: Path, commands: lis
 def collect(out: Path, code: int | None, stdout: str = "", stderr: str = "", wall: float = 0.0, rss: int = 0,
             temp: int = 0) -> RunOutcome:
     outcome = RunOutcome(out, code, stdout, stderr, wall, rss, temp)
-    for result in sorted((out / "executions").glob("*/result.json")) if (out / "executions").exists() else []:
+    for result in stored_results(out):
         outcome.results.append(json.loads(result.read_text()))
         trajectory = result.parent / "trajectory.json"
         if trajectory.exists():

@@ -12,6 +12,7 @@ from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import load_frozen
 from matchmeter.optimizer.pipeline import OptimizeRequest, optimize, state_path
 from matchmeter.schema import ExecutionResult, sha256_text
+from tests.helpers.runs import stored_results
 from tests.optimizer.conftest import SOURCE, TARGET
 
 
@@ -84,7 +85,7 @@ def test_resume_runs_only_missing_units(source_run, tmp_path):
 
 def _edit_results(run, configuration_id, edit) -> int:
     n = 0
-    for path in sorted((run / "executions").glob("*/result.json")):
+    for path in stored_results(run):
         result = ExecutionResult.model_validate_json(path.read_text())
         if result.configuration_id == configuration_id:
             path.write_text(edit(result).model_dump_json(indent=2))

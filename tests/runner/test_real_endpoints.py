@@ -19,6 +19,7 @@ import pytest
 
 from matchmeter.llm.preflight import PING
 from matchmeter.llm.stub_server import StubReply, StubServer
+from tests.helpers.runs import stored_results
 from tests.helpers.tasks import write_task
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
@@ -140,7 +141,7 @@ def test_failures_during_a_run_are_printed_stored_as_infra_and_retried(tasks, tm
     assert err.count("first infra_error: copy-file seed") == 1
     assert "the server rejected the API key (HTTP 401)" in err
     assert "every one of the 2 new executions failed for infrastructure reasons" in err
-    results = [json.loads(p.read_text()) for p in sorted((out / "executions").glob("*/result.json"))]
+    results = [json.loads(p.read_text()) for p in stored_results(out)]
     assert [r["failure_mode"] for r in results] == ["infra_error", "infra_error"]
     assert "rejected the API key" in results[0]["error"]
 
@@ -204,8 +205,8 @@ def test_spend_cap_warns_for_unpriced_models_and_prices_file_prices_them(tasks, 
     assert "--spend-cap $1 cannot stop spend on unpriced model(s) openai/coder" in _flat(unpriced.stderr)
     assert priced.returncode == 0
     assert "spend-cap" not in priced.stderr
-    [a] = [json.loads(p.read_text()) for p in (tmp_path / "a" / "executions").glob("*/result.json")]
-    [b] = [json.loads(p.read_text()) for p in (tmp_path / "b" / "executions").glob("*/result.json")]
+    [a] = [json.loads(p.read_text()) for p in stored_results(tmp_path / "a")]
+    [b] = [json.loads(p.read_text()) for p in stored_results(tmp_path / "b")]
     assert a["cost"]["usd"] is None
     assert "custom endpoint" in a["cost"]["null_reason"]
     # requests: a's ping, copy, submit; b's ping only — b's replies came from the cache (same endpoint), and a

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.helpers.runs import stored_results
 from tests.helpers.tasks import write_task
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
@@ -77,13 +78,12 @@ def test_kill_9_then_resume_runs_every_execution_exactly_once(tmp_path, backend)
     executions = out / "executions"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait until some executions finished and others are in flight
-        done = [p for p in executions.glob("*/result.json")] if executions.exists() else []
-        if len(done) >= 2:
+        if len(stored_results(out)) >= 2:
             break
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    finished_before = len(list(executions.glob("*/result.json")))
+    finished_before = len(stored_results(out))
     assert 2 <= finished_before < 8
     resumed = _mm(*args, "--resume")
     assert resumed.returncode == 0, resumed.stderr
@@ -151,7 +151,7 @@ def test_spend_cap_stops_cleanly_and_resume_finishes(tmp_path):
     assert capped.returncode == 2
     assert "spend cap reached" in capped.stderr
     assert "resume with --resume and a higher --spend-cap" in capped.stderr
-    stored = len(list((out / "executions").glob("*/result.json")))
+    stored = len(stored_results(out))
     assert stored < 3
     assert not [p for p in (out / "executions").iterdir() if p.name.startswith(".partial-") and (p / "result.json").exists()]
     resumed = _mm(*args, "--resume", "--spend-cap", "10")
