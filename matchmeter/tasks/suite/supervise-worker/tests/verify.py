@@ -42,7 +42,15 @@ def alive(pid):
 
 
 def pidfile(name):
-    return int((APP / "run" / name).read_text().strip())
+    """The PID in run/<name>, or None while there is none. A supervisor that rewrites the file in place
+    (`echo $! > run/worker.pid`) leaves it empty for a moment; a read in that moment retries briefly
+    instead of failing the check."""
+    for _ in range(20):
+        try:
+            return int((APP / "run" / name).read_text().strip())
+        except (OSError, ValueError):
+            time.sleep(0.05)
+    return None
 
 
 def workers():
@@ -96,6 +104,8 @@ def restarted_after_kill():
     if not wait_for(lambda: pidfile("worker.pid") in workers(), 5):
         return 0
     old = pidfile("worker.pid")
+    if old is None:
+        return 0
     os.kill(old, signal.SIGKILL)
     extra = {f"zz-verify-{i}": i * 7 for i in range(2 * max_jobs + 1)}
     for name, value in extra.items():
