@@ -142,3 +142,20 @@ def test_task_sources_and_package_are_hidden_under_bwrap(tmp_path):
         f"ls {package / 'tasks' / 'suite'}", "python3 -c 'print(1)'",
     ]).trajectory.steps
     assert [s.exit_code for s in steps] == [1, 1, 2, 0]  # verifier, solution, built-in suite unseen; python works
+
+
+@pytest.mark.bwrap
+def test_bwrap_preflight_probe_binds_only_the_host_program_dirs():
+    """The probe must not bind the host root: every mount under it (a container's, under /var/lib/docker)
+    would be remounted too, and one going away meanwhile failed CI's preflight as 'cannot create namespaces'."""
+    import subprocess
+
+    from matchmeter.runner.sandbox.bwrap import PROBE_DIRS, BwrapBackend, _probe_argv
+
+    argv = _probe_argv()
+    listing = subprocess.run([*argv[:-1], "/usr/bin/ls", "-A", "/"], capture_output=True, text=True, timeout=20)
+    assert listing.returncode == 0, listing.stderr
+    shown = set(listing.stdout.split())
+    assert "usr" in shown
+    assert shown <= set(PROBE_DIRS)
+    BwrapBackend().preflight()

@@ -66,6 +66,7 @@ DEV_ARGS = [
     "--perms", "1777", "--tmpfs", "/dev/shm",
 ]
 # Top-level rootfs entries that a read-only bind of a CLI venv may not shadow with a tmpfs.
+PROBE_DIRS = ("usr", "bin", "sbin", "lib", "lib64", "lib32")  # enough to exec true
 SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib64", "lib32", "etc", "var", "app", "tests", "logs", "tmp", "proc", "dev"}
 
 
@@ -106,6 +107,21 @@ def _bind_args(binds: list[Path]) -> list[str]:
                 args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(bind), str(bind)]
     return args
+
+
+def _probe_argv() -> list[str]:
+    """bwrap's namespace probe, over the host's program directories only. Binding the whole host root
+    would bind every mount under it too, and bwrap remounts each one read-only: a mount that goes away
+    meanwhile (a container the Docker engine stops, under /var/lib/docker) fails the probe with an error
+    that says nothing about namespaces."""
+    args = ["bwrap", "--unshare-all", "--die-with-parent"]
+    for name in PROBE_DIRS:
+        entry = Path("/") / name
+        if entry.is_symlink():
+            args += ["--symlink", str(entry.readlink()), f"/{name}"]
+        elif entry.is_dir():
+            args += ["--ro-bind", str(entry), f"/{name}"]
+    return [*args, shutil.which("true", path="/usr/bin:/bin") or "/bin/true"]
 
 
 def _host_tool(name: str) -> str:
@@ -340,10 +356,7 @@ class BwrapBackend:
                               ("prlimit", "util-linux")):
             if shutil.which(tool) is None:
                 raise UserError(f"{tool} is not installed", "--backend bwrap", f"apt-get install {package}, or use --backend docker")
-        probe = subprocess.run(
-            ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-            capture_output=True, text=True, timeout=20,
-        )
+        probe = subprocess.run(_probe_argv(), capture_output=True, text=True, timeout=20)
         if probe.returncode != 0:
             raise UserError(
                 f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}",
