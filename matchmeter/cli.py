@@ -614,8 +614,13 @@ def view(
 
 def main() -> None:
     """Console-script entry: run the app and render errors in one place."""
+    import faulthandler
+    import signal
+
     from matchmeter.errors import UserError
 
+    # A run that seems stuck can be asked where it is: `kill -USR1 <pid>` prints every thread's stack to stderr.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         rc = app(standalone_mode=False)
     except UserError as exc:

@@ -162,6 +162,8 @@ def finish(proc: subprocess.Popen[str], scratch: Scratch, started: float, bound_
             break
         max_temp = max(max_temp, _largest_temp_file(proc.pid, scratch.tmp))
         if time.monotonic() - started > bound_s:
+            os.kill(proc.pid, signal.SIGUSR1)  # the harness prints every thread's stack (cli.main): why it was stuck
+            time.sleep(1.0)
             os.killpg(proc.pid, signal.SIGKILL)
             _, status, usage = os.wait4(proc.pid, 0)
             proc.returncode, rss_kb = -9, usage.ru_maxrss

@@ -147,7 +147,7 @@ def test_ctrl_c_stops_promptly_and_resume_finishes(scratch, backend):
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the foreground process group
     code, stdout, stderr, _, _, _ = finish(proc, scratch, started, (interrupted - started) + 15)
     waited = time.monotonic() - interrupted
-    assert code not in (0, None), f"Ctrl-C: rc={code}"
+    assert code not in (0, None, -9), f"Ctrl-C: rc={code}, stopped after {waited:.1f}s\n{redact(stderr[-6000:])}"
     assert waited < 15, f"Ctrl-C took {waited:.1f}s"
     assert "--resume" in stdout + stderr, redact(stdout + stderr)
     if backend == "docker":

@@ -163,3 +163,25 @@ def test_spend_cap_stops_cleanly_and_resume_finishes(tmp_path):
     assert table["simulated"].all()
     spent = json.loads((out / "spend.json").read_text())
     assert spent["spent_usd"] > 0
+
+
+def test_sigusr1_prints_every_threads_stack_and_the_run_goes_on(tmp_path):
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "slow-copy")
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps(["sleep 3", "cp data/input.txt out.txt"]))
+    out = tmp_path / "runs" / "stack"
+    proc = subprocess.Popen([*MM, "run", "--tasks", str(tasks), "--agent", "replay", "--replay", str(replay),
+                             "--backend", "local", "--out", str(out), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any((out / "executions").glob(".partial-*")):
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGUSR1)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "Thread 0x" in stderr
+    assert "execute_plan" in stderr  # the main thread waits on the trials
+    assert "run_trial" in stderr  # a trial thread runs the replay
+    assert "executed 1" in " ".join(stdout.split())
