@@ -201,6 +201,9 @@ def test_upload_download_round_trip(sandbox, tmp_path):
     sandbox.upload(src, f"{dirs['app']}/up")
     sandbox.upload(src / "a.txt", f"{dirs['tests']}/deep/one.txt")
     assert sandbox.exec("cat up/a.txt; wc -c < up/nested/bin.dat; cat \"$MM_TESTS/deep/one.txt\"", 10).output == "alpha\n256\nalpha\n"
+    # what is uploaded belongs to the user commands run as (they can change it), every entry of a tree too
+    owners = sandbox.exec('stat -c %u up up/a.txt up/nested up/nested/bin.dat "$MM_TESTS/deep/one.txt"; id -u', 10).output.split()
+    assert owners == [owners[-1]] * 6, owners
     sandbox.exec('cp up/a.txt "$MM_LOGS/out.txt"; mkdir -p made/x; printf z > made/x/z', 10)
     sandbox.download(f"{dirs['logs']}/out.txt", tmp_path / "back" / "out.txt")
     sandbox.download("up", tmp_path / "back-dir")  # relative paths are relative to the workspace

@@ -176,16 +176,24 @@ class DockerSandbox:
         src, dest = Path(src), self._abs(dest)
         if not src.exists():
             raise SandboxError(f"cannot upload {src}: no such file or directory")
+        import docker.errors
+
         parent, name = posixpath.split(dest)
-        self._raw_exec(["mkdir", "-p", parent], 30.0, {})
-        data = _tar_bytes(src, name)
+        # Every entry is owned by the sandbox user in the archive itself (the engine keeps a tar's owners), and
+        # the parent is made only when the engine says it is missing: each exec costs the engine ~30 ms of CPU.
+        data = _tar_bytes(src, name, owner=AGENT_UID)
         try:
-            ok = self.container.put_archive(parent, data)
+            try:
+                ok = self.container.put_archive(parent, data)
+            except docker.errors.NotFound:
+                self._raw_exec(["mkdir", "-p", parent], 30.0, {})
+                ok = self.container.put_archive(parent, data)
+        except SandboxError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"upload to {dest} failed: {exc}") from exc
         if not ok:
             raise SandboxError(f"upload to {dest} failed")
-        self._raw_exec(["chown", "-R", f"{AGENT_UID}:{AGENT_UID}", dest], 30.0, {})
 
     def _archive(self, path: str) -> tarfile.TarFile | None:
         """The engine's tar of an in-sandbox path as a capped stream, or None when the path does not exist."""
@@ -343,11 +351,18 @@ class _CappedStream(io.RawIOBase):
         return n
 
 
-def _tar_bytes(src: Path, arcname: str) -> bytes:
-    """A tar archive of src (file or directory) stored under arcname, for put_archive."""
+def _tar_bytes(src: Path, arcname: str, owner: int) -> bytes:
+    """A tar archive of src (file or directory) stored under arcname, every entry owned by uid/gid `owner`,
+    for put_archive."""
+
+    def owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        info.uid = info.gid = owner
+        info.uname = info.gname = ""
+        return info
+
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        tar.add(str(src), arcname=arcname)
+        tar.add(str(src), arcname=arcname, filter=owned)
     return buf.getvalue()
 
 
