@@ -126,11 +126,14 @@ class _Phases:
             self.timings[-1].ended_at = utcnow()
 
 
-def _sandbox_path(sandbox: Sandbox, var: str) -> str:
-    out = sandbox.exec(f'printf %s "${var}"', 30).output.strip()
-    if not out:
-        raise MatchmeterError(f"sandbox did not define ${var}")
-    return out
+def _sandbox_paths(sandbox: Sandbox, *names: str) -> list[str]:
+    """The values of the sandbox's path variables, asked in one exec (each costs a docker engine ~30 ms of CPU)."""
+    out = sandbox.exec("printf '%s\\n' " + " ".join(f'"${name}"' for name in names), 30).output
+    values = [line.strip() for line in out.split("\n")]
+    for i, name in enumerate(names):
+        if i >= len(values) or not values[i]:
+            raise MatchmeterError(f"sandbox did not define ${name}")
+    return values[:len(names)]
 
 
 def _write_log(logs_dir: Path, name: str, text: str) -> None:
@@ -154,9 +157,7 @@ class _Live:
 
 def _empty_dir(sandbox: Sandbox, path: str) -> str:
     """Empty an in-sandbox directory; return what it held (the first few names)."""
-    held = sandbox.exec(f'ls -A "{path}" | head -5', 30).output.strip()
-    sandbox.exec(f'rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null; true', 30)
-    return held
+    return sandbox.exec(f'ls -A "{path}" | head -5; rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null; true', 30).output.strip()
 
 
 def _uses_gateway(req: TrialRequest) -> bool:
@@ -182,7 +183,8 @@ def _create_sandbox(req: TrialRequest) -> _Live:
     if req.scope is not None:
         req.scope.register(sandbox)
     try:
-        return _Live(sandbox, sandbox.app_dir, _sandbox_path(sandbox, "MM_TESTS"), _sandbox_path(sandbox, "MM_LOGS"))
+        tests, logs = _sandbox_paths(sandbox, "MM_TESTS", "MM_LOGS")
+        return _Live(sandbox, sandbox.app_dir, tests, logs)
     except BaseException:
         sandbox.destroy()
         raise
