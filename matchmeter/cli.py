@@ -620,7 +620,10 @@ def main() -> None:
     from matchmeter.errors import UserError
 
     # A run that seems stuck can be asked where it is: `kill -USR1 <pid>` prints every thread's stack to stderr.
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (OSError, ValueError, AttributeError):  # a stderr with no file descriptor: the CLI called in-process
+        pass
     try:
         rc = app(standalone_mode=False)
     except UserError as exc:
