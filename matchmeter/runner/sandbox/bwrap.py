@@ -65,8 +65,9 @@ DEV_ARGS = [
     "--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr",
     "--perms", "1777", "--tmpfs", "/dev/shm",
 ]
+# The host's program directories: all the namespace probe shows (enough to exec `true`).
+PROBE_DIRS = ("usr", "bin", "sbin", "lib", "lib64", "lib32")
 # Top-level rootfs entries that a read-only bind of a CLI venv may not shadow with a tmpfs.
-PROBE_DIRS = ("usr", "bin", "sbin", "lib", "lib64", "lib32")  # enough to exec true
 SYSTEM_DIRS = {"usr", "bin", "sbin", "lib", "lib64", "lib32", "etc", "var", "app", "tests", "logs", "tmp", "proc", "dev"}
 
 
