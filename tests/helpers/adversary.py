@@ -217,8 +217,17 @@ def files_holding(root: Path, values: list[str]) -> list[str]:
     return found
 
 
-def redact(text: str) -> str:
-    """Show a failure without echoing secrets into the test log."""
+def _masked(text: str) -> str:
     for value in SECRETS.values():
         text = text.replace(value, "<secret>")
-    return re.sub(r"\s+", " ", text)[-600:]
+    return text
+
+
+def redact_lines(text: str, keep: int = 6000) -> str:
+    """Like redact, but keeping lines (a thread-stack dump) and more of the end."""
+    return _masked(text)[-keep:]
+
+
+def redact(text: str) -> str:
+    """Show a failure without echoing secrets into the test log."""
+    return re.sub(r"\s+", " ", _masked(text))[-600:]

@@ -13,12 +13,13 @@ import base64
 import re
 import secrets
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 import matchmeter
-from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm_run, redact
+from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm_run, redact, redact_lines
 from tests.helpers.attack_tasks import (
     background,
     forge_loop,
@@ -37,7 +38,14 @@ SUITE = Path(matchmeter.__file__).resolve().parent / "tasks" / "suite"
 SUITE_TASK = "git-bisect-regression"
 CHECKOUT = Path(matchmeter.__file__).resolve().parents[1]
 MIB = 1 << 20
+FIRST_RUN_BOUND_S = 4 * BOUND_S
 RACE_SEEDS = ("--seeds", "3")  # attacks that race the harness get three tries (seeds) to win once
+
+
+def _phases(result: dict) -> dict[str, float]:
+    """Seconds per phase of a stored result (where a slow trial spent its time)."""
+    return {p["phase"]: round((datetime.fromisoformat(p["ended_at"]) - datetime.fromisoformat(p["started_at"]))
+                              .total_seconds(), 1) for p in result.get("phases", [])}
 
 
 class Arena:
@@ -62,8 +70,10 @@ class Arena:
 
     def nop(self, task: str, backend: str) -> float:
         if (task, backend) not in self._nop:
+            # Not bounded like an attack: the first run of a task on a backend builds its image (docker) or exports
+            # it (bwrap), and on a new machine the base image or root filesystem too, which took 91 s once.
             outcome = mm_run(self.scratch, self.scratch.name(f"nop-{task}-{backend}"), backend, self.tasks[task], None,
-                             agent="nop")
+                             agent="nop", bound_s=FIRST_RUN_BOUND_S)
             assert outcome.returncode == 0, redact(outcome.stderr)
             self._nop[task, backend] = outcome.result["reward"]
         return self._nop[task, backend]
@@ -80,14 +90,18 @@ class Arena:
 
         `solves`: the replay also does the task honestly, so its reward is judged by the test, not against nop.
         """
+        baseline = self.nop(task, backend)  # first: it builds what the timed attack must not wait for
+        nop = 1.0 if solves else baseline  # every task here scores the same under nop on every seed
         before = self.canary_state()
         outcome = mm_run(self.scratch, self.scratch.name(f"{what}-{backend}"), backend, self.tasks[task], commands, **kw)
-        assert outcome.wall_s < BOUND_S, f"the trial ran {outcome.wall_s:.0f}s (killed at {BOUND_S:.0f}s)"
+        assert outcome.wall_s < BOUND_S, (
+            f"the trial ran {outcome.wall_s:.0f}s (killed at {BOUND_S:.0f}s); stored: "
+            f"{[(r['seed'], r['failure_mode'], _phases(r)) for r in outcome.results]}; "
+            f"stderr (thread stacks at the bound):\n{redact_lines(outcome.stderr)}")
         assert outcome.returncode == 0, redact(outcome.stderr)
         assert self.canary_state() == before, "the host canary dir was written through"
         assert files_holding(outcome.out, list(SECRETS.values())) == [], "a harness secret reached a stored file"
         assert outcome.results, "nothing was stored"
-        nop = 1.0 if solves else self.nop(task, backend)  # every task here scores the same under nop on every seed
         for result in outcome.results:
             assert result["reward"] <= nop, (
                 f"attack scored {result['reward']} > nop {nop} (seed {result['seed']}): {redact(str(result.get('error')))}")
