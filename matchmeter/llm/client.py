@@ -235,12 +235,12 @@ class LMClient:
     def _call_with_retries(self, messages: list[dict[str, Any]], sampling: dict[str, Any], timeout_s: float) -> Any:
         import tenacity
 
+        api_key = self._api_key()  # a missing key variable fails before litellm's import (seconds of CPU)
         litellm = import_litellm()
         kwargs: dict[str, Any] = {"model": litellm_model_name(self.model, self.api_base), "messages": messages,
                                   "timeout": timeout_s, "num_retries": 0, "max_retries": 0, **sampling}
         if self.api_base:
             kwargs["api_base"] = self.api_base
-        api_key = self._api_key()
         if api_key:
             kwargs["api_key"] = api_key
 

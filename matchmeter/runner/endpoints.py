@@ -74,16 +74,23 @@ def announce_first_errors(inner: Callable[[ExecutionResult], None] | None,
     return on_result
 
 
-def retire_failures(store: RunStore, keys: set[str], modes: list[str], resume: bool) -> int:
-    """Move stored executions with one of `modes` to retried/, so this run executes them again."""
+def check_retry_failed(modes: list[str], resume: bool) -> None:
+    """--retry-failed names known failure modes and goes with --resume: checked before any endpoint is called."""
     if not modes:
-        return 0
+        return
     valid = set(get_args(FailureMode)) - {"none"}
     unknown = sorted(set(modes) - valid)
     if unknown:
         raise UserError(f"unknown failure mode {unknown[0]!r}", "--retry-failed", f"choose from {', '.join(sorted(valid))}")
     if not resume:
         raise UserError("--retry-failed only applies to a stored run", "--retry-failed", "add --resume")
+
+
+def retire_failures(store: RunStore, keys: set[str], modes: list[str], resume: bool) -> int:
+    """Move stored executions with one of `modes` to retried/, so this run executes them again."""
+    check_retry_failed(modes, resume)
+    if not modes:
+        return 0
     moved = 0
     for key in sorted(keys & store.finished_keys()):
         mode = json.loads((store.executions / key / "result.json").read_text()).get("failure_mode")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from matchmeter import __version__
 from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
-from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts, retire_failures
+from matchmeter.runner.endpoints import INFRA_FAILURES, check_retry_failed, record_lm_counts, retire_failures
 from matchmeter.runner.executor import plan_cross_product
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
@@ -125,6 +125,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     """Plan, (re)run what is missing, rebuild results.parquet."""
     from matchmeter.tasks.loader import builtin_probes_dir, builtin_suite_dir, load_tasks
 
+    check_retry_failed(request.retry_failed, request.resume)  # a flag error needs no endpoint called first
     task_paths = [Path(p) for p in request.tasks]
     tasks = load_tasks(task_paths, only=request.only, core=request.core)
     if request.with_probes:

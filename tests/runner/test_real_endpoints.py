@@ -168,8 +168,14 @@ def test_failures_during_a_run_are_printed_stored_as_infra_and_retried(tasks, tm
 def test_retry_failed_needs_resume_and_known_modes(tasks, tmp_path):
     with StubServer(solver) as stub:
         proc = _run(tasks, tmp_path / "run", "openai/coder", stub.api_base, "--retry-failed", "infra_eror")
+        assert stub.stats.http_calls == 0  # a flag error is found before any endpoint is called
+        missing = _run(tasks, tmp_path / "run", "openai/coder", stub.api_base, "--retry-failed", "infra_error")
+        assert stub.stats.http_calls == 0
     assert proc.returncode == 2
     assert "unknown failure mode 'infra_eror' (--retry-failed): choose from" in _flat(proc.stderr)
+    assert missing.returncode == 2
+    assert "--retry-failed only applies to a stored run (--retry-failed): add --resume" in _flat(missing.stderr)
+    assert not (tmp_path / "run").exists()
 
 
 def test_ctrl_c_prints_how_to_resume_even_with_quiet(tasks, tmp_path):
