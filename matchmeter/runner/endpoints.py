@@ -86,9 +86,9 @@ def check_retry_failed(modes: list[str], resume: bool) -> None:
         raise UserError("--retry-failed only applies to a stored run", "--retry-failed", "add --resume")
 
 
-def retire_failures(store: RunStore, keys: set[str], modes: list[str], resume: bool) -> int:
-    """Move stored executions with one of `modes` to retried/, so this run executes them again."""
-    check_retry_failed(modes, resume)
+def retire_failures(store: RunStore, keys: set[str], modes: list[str]) -> int:
+    """Move stored executions with one of `modes` (already checked by check_retry_failed) to retried/, so this run
+    executes them again."""
     if not modes:
         return 0
     moved = 0

@@ -142,7 +142,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
                               range(request.seeds), request.attempts).unique()
     with checked.open(lambda store: _bind_store(store, request, tasks)) as ctx:
         store = ctx.store
-        retried = retire_failures(store, {p.key for p in plan}, request.retry_failed, request.resume)
+        retried = retire_failures(store, {p.key for p in plan}, request.retry_failed)
         try:
             results = ctx.execute(plan)
         except SpendCapReached as exc:

@@ -13,12 +13,12 @@ import base64
 import re
 import secrets
 import shutil
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 import matchmeter
+from matchmeter.schema import PhaseTiming
 from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm_run, redact, redact_lines
 from tests.helpers.attack_tasks import (
     background,
@@ -44,8 +44,7 @@ RACE_SEEDS = ("--seeds", "3")  # attacks that race the harness get three tries (
 
 def _phases(result: dict) -> dict[str, float]:
     """Seconds per phase of a stored result (where a slow trial spent its time)."""
-    return {p["phase"]: round((datetime.fromisoformat(p["ended_at"]) - datetime.fromisoformat(p["started_at"]))
-                              .total_seconds(), 1) for p in result.get("phases", [])}
+    return {p.phase: round(p.duration_s, 1) for p in map(PhaseTiming.model_validate, result.get("phases", []))}
 
 
 class Arena:
