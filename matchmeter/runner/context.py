@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -134,7 +134,7 @@ class Preflighted:
         ledger = spend_ledger(store, spec.spend_cap_usd)
         with contextlib.ExitStack() as stack:
             if stub_url is None:
-                stub_url = stack.enter_context(sim_environment(spec.configurations, spec.task_dirs))
+                stub_url = stack.enter_context(sim_environment(spec.configurations, spec.task_dirs, spec.tasks))
             yield RunContext(spec, self.backend, store, run_id, api_base_resolver(stub_url), ledger)
 
 
@@ -214,15 +214,17 @@ def prune_leftovers(backend: str, run_id: str) -> None:
 
 
 @contextlib.contextmanager
-def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path]) -> Iterator[str | None]:
-    """Start the loopback stub server when any configuration uses a `sim/` model; yield its URL."""
+def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path],
+                    tasks: Sequence[TaskSpec] = ()) -> Iterator[str | None]:
+    """Start the loopback stub server when any configuration uses a `sim/` model; yield its URL. It answers for
+    the run's own loaded `tasks` and loads the directories (all of them, once) only for another id."""
     if not any(c.simulated for c in configurations):
         yield None
         return
     from matchmeter.llm.stub_server import serve_sim
     from matchmeter.tasks.loader import builtin_suite_dir
 
-    with serve_sim(tasks_dirs or [builtin_suite_dir()]) as url:
+    with serve_sim(tasks_dirs or [builtin_suite_dir()], {t.id: t for t in tasks}) as url:
         yield url
 
 
