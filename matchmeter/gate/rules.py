@@ -122,11 +122,17 @@ def _flat(text: str) -> str:
 
 def known_path(path: str, original: str) -> bool:
     """A path of the Original, or one joined from its paths ("`*.sh` in `site/bin/`" → `site/bin/*.sh`)."""
-    known = set(paths_in(original))
+    known = _original_paths(original)
     if path in known:
         return True
     head, _, tail = path.rpartition("/")
     return bool(head) and head in known and (tail in known or tail == "")
+
+
+@functools.lru_cache(maxsize=64)
+def _original_paths(original: str) -> frozenset[str]:
+    """paths_in(original), once per Original: no_leak asks known_path for every token the reference knows."""
+    return frozenset(paths_in(original))
 
 
 def literal_count(literal: str, text: str) -> int:
