@@ -253,9 +253,10 @@ def extract_contract(original: str) -> TaskContract:
     def add(kind: ItemKind, text: str, **kw: object) -> None:
         items.append(ContractItem(id=len(items) + 1, kind=kind, text=text, **kw))
 
-    for p in paths_in(original):
+    ordered = paths_in(original)
+    for p in ordered:
         add("path", p, norm=p)
-    paths = set(paths_in(original))
+    paths = set(ordered)
     for lit in literals_in(original):
         if norm_path(lit) not in paths:
             add("literal", lit, norm=" ".join(lit.split()))
