@@ -1,7 +1,8 @@
 """The Ray executor on a real local Ray cluster: a head and two worker nodes, separate processes, loopback.
 
-One session-scoped cluster serves every test here (tests/conftest.py groups the tests that use it onto one
-xdist worker, so it starts once). The head declares no CPUs, so trials run on the two workers only; each worker
+One module-scoped cluster serves every test here (tests/conftest.py groups the tests that use it onto one
+xdist worker, so it starts once) and stops after the last of them: left running to the session's end, its idle
+daemons (log monitors, raylets, idle workers) burned about a tenth of a core for the rest of the suite. The head declares no CPUs, so trials run on the two workers only; each worker
 declares one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
 not and declares 3 GiB, so a task whose image must be built goes to worker 0 only, and one that needs 3 GiB and
 a build fits no node. Tests that kill a worker bring it back before they end.
@@ -36,7 +37,7 @@ from tests.helpers.tasks import write_task  # noqa: E402
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     with RayCluster(workers=2, worker_cpus=1, worker_memory_mb=[2048, 3072], backend="bwrap",
                     engine_workers=1) as running:
