@@ -20,6 +20,7 @@ endpoint and the served model identity (llm/cache.py); `preflight` (below) check
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -65,9 +66,19 @@ class ClientStats:
 
 
 def import_litellm() -> Any:
-    """Import litellm quietly and offline (~3-4 s: keep it out of `matchmeter --help`)."""
+    """Import litellm quietly and offline (5-9 CPU-s on the 2-core machine: keep it out of `matchmeter --help`).
+
+    The cyclic collector is paused for the import: litellm and the OpenAI SDK build thousands of pydantic
+    models at import time, which sets off collections that find almost nothing to free (about a sixth of the
+    import's CPU; benchmarks/startup.py measures it). Collection resumes as it was afterwards."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        import litellm
+    finally:
+        if collecting:
+            gc.enable()
 
     litellm.suppress_debug_info = True
     return litellm

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -183,6 +184,22 @@ def test_importing_the_client_and_bash_agent_does_not_import_litellm():
             "matchmeter.runner.agents.bash; print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_import_litellm_pauses_the_collector_and_restores_it_as_it_was():
+    # In fresh interpreters: the first import is the one that pauses collection. The collector is off while
+    # litellm's modules run (a module of the import sees gc.isenabled() False), then back to how it was.
+    code = ("import gc, sys; from matchmeter.llm.client import import_litellm; {before}; "
+            "import builtins; real = builtins.__import__; seen = []\n"
+            "def spy(name, *a, **k):\n"
+            "    if name == 'litellm' and not seen: seen.append(gc.isenabled())\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = spy; import_litellm(); builtins.__import__ = real; "
+            "print(seen, gc.isenabled(), 'litellm' in sys.modules)")
+    for before, after in (("pass", "True"), ("gc.disable()", "False")):
+        out = subprocess.run([sys.executable, "-c", code.format(before=before)], capture_output=True, text=True,
+                             check=True, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}).stdout
+        assert out.split() == ["[False]", after, "True"], (before, out)
 
 
 def test_client_accepts_an_injected_price_table(make_stub, make_client):
