@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import sys
 from collections import Counter
 
 from matchmeter.gate.corpus.make_corpus import SEED, TEST_FRACTION
 from matchmeter.gate.evaluate import CORPUS, RULE_KINDS, evaluate, frozen_originals, load_corpus, tabulate
 from matchmeter.schema import sha256_text
 from matchmeter.tasks.loader import builtin_suite_dir
+from tests.helpers.warm_cli import run_matchmeter
 
 ISSUE_KINDS = {*RULE_KINDS, "widened_criteria", "inverted_precedence", "first_last", "case_insensitive",
                "added_requirement"}
@@ -56,8 +55,8 @@ def test_gate_eval_cli_with_the_simulated_judge(tmp_path):
     corpus = tmp_path / "mini.jsonl"
     corpus.write_text("\n".join(json.dumps(c) for c in picked) + "\n")
     env = {**os.environ, "MATCHMETER_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-m", "matchmeter.cli", "gate", "eval", "--judge-model", "sim/judge",
-                           "--corpus", str(corpus), "--split", "all"], capture_output=True, text=True, timeout=300, env=env)
+    done = run_matchmeter("gate", "eval", "--judge-model", "sim/judge",
+                           "--corpus", str(corpus), "--split", "all", timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     out = " ".join(done.stdout.split())
     assert "rules: caught 2/2 of the rule-detectable kinds" in out
@@ -70,8 +69,7 @@ def test_gate_eval_cli_with_the_simulated_judge(tmp_path):
 def test_bad_corpus_is_one_line_exit_2(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x", "task": "du-top-dirs"}\n')
-    done = subprocess.run([sys.executable, "-m", "matchmeter.cli", "gate", "eval", "--corpus", str(bad)],
-                          capture_output=True, text=True, timeout=120)
+    done = run_matchmeter("gate", "eval", "--corpus", str(bad), timeout=120)
     assert done.returncode == 2
     assert "gate corpus line 1 lacks" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

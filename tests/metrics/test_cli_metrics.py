@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import numpy as np
@@ -11,6 +10,7 @@ import pandas as pd
 import pytest
 
 from matchmeter.cli import main
+from tests.helpers.warm_cli import run_matchmeter
 from tests.metrics.fixtures import reference_table, row, scored_table
 
 
@@ -130,8 +130,7 @@ def test_console_script_bad_calibration_file(tmp_path):
     scored = run_dir(tmp_path, "scored", scored_table())
     bad = tmp_path / "calibration.json"
     bad.write_text('{"schema_version": 1, "tasks": []}')
-    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", "score", str(scored), "--calibration", str(bad)],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_matchmeter("score", str(scored), "--calibration", str(bad), timeout=120)
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("error: invalid calibration file: reference_configuration_ids: Field required")

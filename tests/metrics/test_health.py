@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from matchmeter.metrics.health import check_health
+from tests.helpers.warm_cli import run_matchmeter
 
 
 def _row(cfg: str, mode: str, model: str = "openai/coder", cost: float | None = 0.5) -> dict:
@@ -55,20 +56,16 @@ def test_reprice_uses_the_given_table_without_prefix_stripping_on_custom_endpoin
 def test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they_re_price(tmp_path, monkeypatch):
     """An all-401 run (key revoked after preflight) next to an oracle run: score and report name the infra
     failures and leave that configuration out instead of ranking it at AMS 0; --prices says it re-priced."""
-    import subprocess
-    import sys
 
     from matchmeter.llm.stub_server import StubServer
     from tests.helpers.tasks import write_task
     from tests.runner.test_real_endpoints import PING, solver
 
-    mm = [sys.executable, "-m", "matchmeter.cli"]
     tasks = tmp_path / "tasks"
     for task_id in ("copy-a", "copy-b", "copy-c"):
         write_task(tasks, task_id)
     common = ["--tasks", str(tasks), "--backend", "local", "--quiet"]
-    oracle = subprocess.run([*mm, "run", "--agent", "oracle", "--out", str(tmp_path / "oracle"), *common],
-                            capture_output=True, text=True, timeout=600)
+    oracle = run_matchmeter("run", "--agent", "oracle", "--out", str(tmp_path / "oracle"), *common, timeout=600)
     assert oracle.returncode == 0, oracle.stderr
     monkeypatch.setenv("MM_TEST_KEY", "the-key")
 
@@ -78,26 +75,25 @@ def test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they
         return solver(request)
 
     with StubServer(revoke_after_ping, api_key="the-key") as stub:
-        broken = subprocess.run([*mm, "run", "--agent", "bash", "--model", "openai/coder", "--api-base", stub.api_base,
-                                 "--api-key-env", "MM_TEST_KEY", "--out", str(tmp_path / "broken"), *common],
-                                capture_output=True, text=True, timeout=600)
+        broken = run_matchmeter("run", "--agent", "bash", "--model", "openai/coder", "--api-base", stub.api_base,
+                                 "--api-key-env", "MM_TEST_KEY", "--out", str(tmp_path / "broken"), *common, timeout=600)
     assert broken.returncode == 1
     runs = [str(tmp_path / "oracle"), str(tmp_path / "broken")]
     cal = tmp_path / "cal.json"
-    assert subprocess.run([*mm, "calibrate", runs[0], "--out", str(cal)], capture_output=True, timeout=300).returncode == 0
+    assert run_matchmeter("calibrate", runs[0], "--out", str(cal), timeout=300).returncode == 0
     prices = tmp_path / "p.toml"
     prices.write_text('table_id = "mine"\n[[price]]\npattern = "openai/coder"\ninput = 1.0\ncached_input = 0.0\n'
                       'output = 1.0\nreasoning = 1.0\n')
-    scored = subprocess.run([*mm, "score", *runs, "--calibration", str(cal), "--out-dir", str(tmp_path / "s"),
-                             "--json", "--prices", str(prices)], capture_output=True, text=True, timeout=300)
+    scored = run_matchmeter("score", *runs, "--calibration", str(cal), "--out-dir", str(tmp_path / "s"),
+                             "--json", "--prices", str(prices), timeout=300)
     assert scored.returncode == 0, scored.stderr
     payload = json.loads(scored.stdout)
     assert [r["configuration_id"] for r in payload["scores"]] == ["oracle"]
     assert payload["infra_errors"] == {"openai/coder+bash": 3}
     assert payload["excluded"]["openai/coder+bash"].startswith("3 of 3 executions are infrastructure failures")
     assert payload["repriced_with"].startswith("2026-11-01+mine (digest ")
-    report = subprocess.run([*mm, "report", *runs, "--calibration", str(cal), "--out", str(tmp_path / "r.html"),
-                             "--quiet", "--bootstrap", "20", "--draws", "10"], capture_output=True, text=True, timeout=600)
+    report = run_matchmeter("report", *runs, "--calibration", str(cal), "--out", str(tmp_path / "r.html"),
+                             "--quiet", "--bootstrap", "20", "--draws", "10", timeout=600)
     assert report.returncode == 0, report.stderr
     assert ("infrastructure failures: openai/coder+bash: 3 of 3 executions (left out of the report: mostly "
             "infrastructure failures)") in " ".join(report.stdout.split())

@@ -9,13 +9,14 @@ import sys
 import pytest
 
 from matchmeter.optimizer.freeze import load_frozen
+from tests.helpers.warm_cli import run_matchmeter
 from tests.optimizer.conftest import SOURCE
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
 
 
 def mm(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MM, *args], capture_output=True, text=True, timeout=300)
+    return run_matchmeter(*args, timeout=300)
 
 
 def _optimize(source_run, out, *extra: str) -> subprocess.CompletedProcess[str]:

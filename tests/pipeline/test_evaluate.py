@@ -13,6 +13,7 @@ from matchmeter.optimizer.freeze import Entry, FrozenSet, TaskEntry, write_froze
 from matchmeter.schema import sha256_text
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
 SOURCES = ["src-a", "src-b"]
@@ -119,14 +120,13 @@ def test_original_executions_are_adopted_from_a_source_run(tmp_path):
     write_task(tasks, "copy-a")
     write_task(tasks, "copy-b")
     source_run = tmp_path / "runs" / "oracle"
-    ran = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--out",
-                          str(source_run), "--quiet"], capture_output=True, text=True, timeout=300)
+    ran = run_matchmeter("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "local", "--out",
+                          str(source_run), "--quiet", timeout=300)
     assert ran.returncode == 0, ran.stderr
     descset = frozen_set(tasks, tmp_path / "descset")
     out = tmp_path / "eval"
-    proc = subprocess.run([*MM, "evaluate", "--descriptions", str(descset), "--tasks", str(tasks), "--out", str(out),
-                           "--backend", "local", "--quiet", "--target", "oracle", "--reuse", str(source_run)],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_matchmeter("evaluate", "--descriptions", str(descset), "--tasks", str(tasks), "--out", str(out),
+                           "--backend", "local", "--quiet", "--target", "oracle", "--reuse", str(source_run), timeout=300)
     assert proc.returncode == 0, proc.stderr
     # 2 tasks × 4 units; the 2 Original executions come from the source run, the other 6 run here
     assert "planned 8 executions, executed 6, reused 2 (2 adopted" in " ".join(proc.stdout.split())

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 
 PERSONAS = ("expert", "sloppy", "quitter")
 
@@ -24,8 +24,7 @@ class RealRuns(NamedTuple):
 
 
 def mm(*argv: object, env: dict[str, str]) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", *map(str, argv)], capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = run_matchmeter(*map(str, argv), env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc
 

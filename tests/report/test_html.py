@@ -13,6 +13,7 @@ import pytest
 
 from matchmeter.cli import main
 from matchmeter.metrics.synthetic import synthetic_conditions
+from tests.helpers.warm_cli import run_matchmeter
 from tests.metrics.fixtures import reference_table, scored_table
 
 EXTERNAL = re.compile(r"https?:|//[a-z0-9.-]+\.[a-z]{2,}|\bsrc\s*=|\bhref\s*=|url\(|@import|xmlns|<script|<link|<iframe",
@@ -46,9 +47,8 @@ def calibrated(tmp_path, monkeypatch, capsys, df):
 @pytest.fixture(scope="module")
 def real_report(real_runs, tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "report.html"
-    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", "report", *map(str, real_runs.runs), "--calibration",
-                           str(real_runs.calibration), "--out", str(out), "--bootstrap", "200"],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_matchmeter("report", *map(str, real_runs.runs), "--calibration",
+                           str(real_runs.calibration), "--out", str(out), "--bootstrap", "200", timeout=300)
     assert proc.returncode == 0, proc.stderr
     return out, proc.stdout
 

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import pytest
 
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 from tests.optimizer.conftest import write_copy_task
 from tests.report.conftest import mm
 
@@ -241,8 +242,7 @@ def test_cli_serves_on_loopback_and_refuses_unknown_paths(viewed, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    bad = subprocess.run([sys.executable, "-m", "matchmeter.cli", "view", str(tmp_path)], capture_output=True,
-                         text=True, timeout=60)
+    bad = run_matchmeter("view", str(tmp_path), timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1
     assert "not a run directory, description set or calibration file" in bad.stderr

@@ -33,6 +33,7 @@ from matchmeter.schema import Description  # noqa: E402
 from matchmeter.tasks.loader import load_tasks  # noqa: E402
 from tests.helpers.ray_cluster import RayCluster  # noqa: E402
 from tests.helpers.tasks import write_task  # noqa: E402
+from tests.helpers.warm_cli import run_matchmeter
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -247,22 +248,21 @@ def test_the_cli_runs_and_checks_tasks_on_the_cluster(cluster, tmp_path):
     write_task(tasks, "copy-b")
     out = tmp_path / "run"
     ray_flags = ["--executor", "ray", "--ray-address", cluster.address]
-    run = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds", "2",
-                          "--out", str(out), "--quiet", *ray_flags], capture_output=True, text=True, timeout=300)
+    run = run_matchmeter("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds", "2",
+                          "--out", str(out), "--quiet", *ray_flags, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "planned 4, executed 4, skipped (already stored) 0" in " ".join(run.stdout.split())
     assert {r.reward for r in RunStore(out).iter_results()} == {1.0}
     # the executor is how a run proceeds, not what it is: a Ray run resumes on the local pool
-    local = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds",
-                            "2", "--out", str(out), "--quiet", "--resume"], capture_output=True, text=True, timeout=300)
+    local = run_matchmeter("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "bwrap", "--seeds",
+                            "2", "--out", str(out), "--quiet", "--resume", timeout=300)
     assert local.returncode == 0, local.stderr[-2000:]
     assert "executed 0, skipped (already stored) 4" in " ".join(local.stdout.split())
-    check = subprocess.run([*MM, "tasks", "check", str(tasks), "--backend", "bwrap", "--seeds", "1", *ray_flags],
-                           capture_output=True, text=True, timeout=300)
+    check = run_matchmeter("tasks", "check", str(tasks), "--backend", "bwrap", "--seeds", "1", *ray_flags, timeout=300)
     assert check.returncode == 0, check.stderr[-2000:] + check.stdout[-2000:]
     assert "2/2 task×seed checks pass" in check.stdout
-    refused = subprocess.run([*MM, "run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "docker",
-                              "--out", str(tmp_path / "docker"), *ray_flags], capture_output=True, text=True, timeout=300)
+    refused = run_matchmeter("run", "--tasks", str(tasks), "--agent", "oracle", "--backend", "docker",
+                              "--out", str(tmp_path / "docker"), *ray_flags, timeout=300)
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0
     assert "no live Ray node offers the 'docker' sandbox backend" in refused.stderr
@@ -372,9 +372,9 @@ def test_a_build_no_node_with_an_engine_fits_is_refused_at_placement(cluster, tm
 def test_a_ray_client_address_is_one_line_and_exit_2(cluster, tmp_path):
     write_task(tmp_path / "tasks", "copy-a")
     out = tmp_path / "run"
-    refused = subprocess.run([*MM, "run", "--tasks", str(tmp_path / "tasks"), "--agent", "oracle", "--backend",
+    refused = run_matchmeter("run", "--tasks", str(tmp_path / "tasks"), "--agent", "oracle", "--backend",
                               "bwrap", "--out", str(out), "--executor", "ray", "--ray-address",
-                              f"ray://{cluster.address}"], capture_output=True, text=True, timeout=300)
+                              f"ray://{cluster.address}", timeout=300)
     assert refused.returncode == 2
     assert refused.stderr.strip().count("\n") == 0, refused.stderr
     assert "Ray Client addresses are not supported: ray://" in refused.stderr

@@ -21,6 +21,7 @@ from matchmeter.llm.preflight import PING
 from matchmeter.llm.stub_server import StubReply, StubServer
 from tests.helpers.runs import stored_results
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
 COPY = "THOUGHT: copy it.\n```bash\ncp data/input.txt out.txt\n```"
@@ -36,7 +37,7 @@ def solver(request: dict) -> str:
 
 
 def _mm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MM, *args], capture_output=True, text=True, timeout=timeout)
+    return run_matchmeter(*args, timeout=timeout)
 
 
 def _flat(text: str) -> str:

@@ -15,12 +15,13 @@ import pytest
 
 from tests.helpers.runs import stored_results
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
 
 
 def _mm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MM, *args], capture_output=True, text=True, timeout=timeout)
+    return run_matchmeter(*args, timeout=timeout)
 
 
 def _rows(run_dir: Path) -> pd.DataFrame:

@@ -12,7 +12,6 @@ import json
 import secrets
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from matchmeter.tasks.loader import (
 )
 from matchmeter.tasks.oracle import solve_script
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 from tests.tasks.quoting_gen import TASK_IDS as QUOTING_IDS
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "harbor_task_config.schema.json").read_text())
@@ -134,7 +134,7 @@ def test_export_keeps_a_task_own_solution(tmp_path):
 
 
 def mm(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "matchmeter.cli", *args], capture_output=True, text=True, timeout=120)
+    return run_matchmeter(*args, timeout=120)
 
 
 def test_export_refuses_a_non_empty_target_and_unknown_format(exported, tmp_path):

@@ -7,6 +7,7 @@ import pytest
 from matchmeter.errors import UserError
 from matchmeter.tasks import load_task
 from matchmeter.tasks.importer import import_tb1, solution_commands
+from tests.helpers.warm_cli import run_matchmeter
 from tests.tasks.harness import Trial
 
 TASK_YAML = """\
@@ -176,8 +177,6 @@ def test_task_that_fetches_gets_network_and_says_why(tmp_path):
 
 
 def test_import_command_lists_tasks_that_cannot_run_offline(tmp_path):
-    import subprocess
-    import sys
 
     tb1 = tmp_path / "tb1"
     offline = make_tb1(tb1)
@@ -185,8 +184,7 @@ def test_import_command_lists_tasks_that_cannot_run_offline(tmp_path):
     offline.rename(online)
     (online / "run-tests.sh").write_text(UV_RUN_TESTS)
     make_tb1(tb1)
-    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", "tasks", "import", str(tb1), str(tmp_path / "suite")],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_matchmeter("tasks", "import", str(tb1), str(tmp_path / "suite"), timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert "needs-net cannot run offline (network turned on):" in lines

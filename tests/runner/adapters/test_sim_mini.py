@@ -8,8 +8,6 @@ like the bash agent would, and that every call's tokens and cost are the stub's 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from decimal import Decimal
 
 import pytest
@@ -23,6 +21,7 @@ from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description, TokenUsage
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.bwrap]
 
@@ -84,9 +83,8 @@ def test_matchmeter_run_with_mini_and_a_sim_model(clis, tmp_path):
     """The CLI path: `matchmeter run` starts the stub and hands mini the per-execution sim endpoint."""
     tasks = write_task(tmp_path / "tasks", steps=10, agent_s=240)
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "matchmeter.cli", "run", "--agent", "mini-swe-agent", "--model",
-                           "sim/expert", "--backend", "bwrap", "--tasks", str(tasks), "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
+    proc = run_matchmeter("run", "--agent", "mini-swe-agent", "--model",
+                           "sim/expert", "--backend", "bwrap", "--tasks", str(tasks), "--out", str(out), timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SIMULATED" in proc.stdout
     [execution] = list((out / "executions").iterdir())
