@@ -180,19 +180,24 @@ def _text(path: Path) -> str:
 
 
 _PARENTS: list[_Parent] = []
+# The environment the test process started with: the parent imports under it, not under whatever the test that
+# happens to call first has patched in (one such test would otherwise leave every later call cold).
+_SESSION_ENV = dict(os.environ)
 _PARENTS_STOP_AT_EXIT: list[bool] = []
 
 
 def _parent_for(env: dict[str, str]) -> _Parent | None:
-    """The parent for this environment: the first one, started on first use; None (a cold start) when the
-    environment differs from the one it imported under."""
+    """The parent, started on first use by a call whose import-time variables are the session's; None (a cold
+    start) when the environment differs from the one it imported under."""
     if _PARENTS and not _PARENTS[0].alive():
         _PARENTS.pop().stop()
     if not _PARENTS:
+        if _import_env(env) != _import_env(_SESSION_ENV):
+            return None  # a test changed an import-time variable: cold, and no parent made under its environment
         if not _PARENTS_STOP_AT_EXIT:
             atexit.register(lambda: [p.stop() for p in _PARENTS])
             _PARENTS_STOP_AT_EXIT.append(True)
-        _PARENTS.append(_Parent(dict(os.environ)))
+        _PARENTS.append(_Parent(env))
     parent = _PARENTS[0]
     return parent if parent.import_env == _import_env(env) else None
 

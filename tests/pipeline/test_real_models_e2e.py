@@ -20,7 +20,6 @@ from matchmeter.llm.preflight import PING
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.optimizer.sim_replies import judge_reply, rewriter_reply
 from tests.helpers.tasks import write_task
-from tests.helpers.warm_cli import run_matchmeter
 
 MM = [sys.executable, "-m", "matchmeter.cli"]
 COPY = "THOUGHT: copy it.\n```bash\ncp data/input.txt out.txt\n```"
@@ -79,7 +78,7 @@ def judge(request: dict):  # noqa: ANN201 - a stub responder
 
 
 def _mm(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = run_matchmeter(*args, timeout=900)
+    proc = subprocess.run([*MM, *args], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     return proc
 

@@ -5,6 +5,8 @@ commands (run end to end in a real bwrap sandbox through `matchmeter run`)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +15,6 @@ from matchmeter.runner.agents.replay import load_commands
 from matchmeter.runner.atif import ATIF_VERSION, commands_from_atif, to_atif
 from matchmeter.schema import Cost, ModelCall, Step, TokenUsage, Trajectory
 from tests.helpers.atif import atif_problems
-from tests.helpers.warm_cli import run_matchmeter
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -87,10 +88,11 @@ def test_replay_of_an_atif_file_reproduces_the_run_commands(tmp_path):
     task_dir = write_task(tmp_path / "tasks")
     commands = ["echo one > made.txt", "cat made.txt", "false || echo recovered"]
     (tmp_path / "cmds.json").write_text(json.dumps(commands))
-    mm = ["run", "--backend", "bwrap", "--agent", "replay", "--quiet"]
+    mm = [sys.executable, "-m", "matchmeter.cli", "run", "--backend", "bwrap", "--agent", "replay", "--quiet"]
 
     def run(replay: str, out: str):
-        proc = run_matchmeter(*mm, "--replay", replay, "--out", str(tmp_path / out), "--tasks", str(task_dir), timeout=300)
+        proc = subprocess.run([*mm, "--replay", replay, "--out", str(tmp_path / out), "--tasks", str(task_dir)],
+                              capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr[-800:]
         atif_files = list((tmp_path / out).rglob("trajectory.atif.json"))
         assert len(atif_files) == 1
