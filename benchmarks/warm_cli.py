@@ -39,7 +39,7 @@ def _cold(args: list[str]) -> tuple[float, float, int]:
 def _warm(args: list[str]) -> tuple[float, float, int]:
     t0 = time.perf_counter()
     proc = warm_cli.run_matchmeter(*args)
-    return time.perf_counter() - t0, warm_cli._PARENTS[0].last_cpu_s, proc.returncode
+    return time.perf_counter() - t0, warm_cli._parent.last_cpu_s, proc.returncode
 
 
 def main() -> int:

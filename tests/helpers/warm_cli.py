@@ -12,8 +12,7 @@ cold start only in what was imported before it began.
 
 A call goes to a cold `subprocess.run` instead when the environment differs from the one the parent imported
 under in anything but the variables read at call time (MATCHMETER_*, MM_*, the terminal's size and colour, the
-name of the running test):
-litellm and pyarrow read dozens of variables at import. Tests about the process itself (signals, kill -9,
+name of the running test): litellm and pyarrow read dozens of variables at import. Tests about the process itself (signals, kill -9,
 a cold start's imports) keep using subprocess.Popen; tests/test_warm_cli.py holds a warm call to a cold one.
 """
 
@@ -123,7 +122,6 @@ def _import_env(env: dict[str, str]) -> dict[str, str]:
 
 class _Parent:
     def __init__(self, env: dict[str, str]) -> None:
-        self.import_env = _import_env(env)
         self.lock = threading.Lock()
         self.last_cpu_s = 0.0  # user + system CPU of the last child (benchmarks/warm_cli.py)
         to_parent_r, self._to_parent = os.pipe()
@@ -179,27 +177,25 @@ def _text(path: Path) -> str:
         return f.read()
 
 
-_PARENTS: list[_Parent] = []
-# The environment the test process started with: the parent imports under it, not under whatever the test that
-# happens to call first has patched in (one such test would otherwise leave every later call cold).
-_SESSION_ENV = dict(os.environ)
-_PARENTS_STOP_AT_EXIT: list[bool] = []
+# The import-time part of the environment the test process started with: the parent imports under it, not under
+# whatever the test that happens to call first has patched in (one such test would leave every later call cold).
+_SESSION_IMPORT_ENV = _import_env(dict(os.environ))
+_parent: _Parent | None = None
 
 
 def _parent_for(env: dict[str, str]) -> _Parent | None:
-    """The parent, started on first use by a call whose import-time variables are the session's; None (a cold
-    start) when the environment differs from the one it imported under."""
-    if _PARENTS and not _PARENTS[0].alive():
-        _PARENTS.pop().stop()
-    if not _PARENTS:
-        if _import_env(env) != _import_env(_SESSION_ENV):
-            return None  # a test changed an import-time variable: cold, and no parent made under its environment
-        if not _PARENTS_STOP_AT_EXIT:
-            atexit.register(lambda: [p.stop() for p in _PARENTS])
-            _PARENTS_STOP_AT_EXIT.append(True)
-        _PARENTS.append(_Parent(env))
-    parent = _PARENTS[0]
-    return parent if parent.import_env == _import_env(env) else None
+    """The parent, started (or restarted) on first use; None, a cold start, when the environment's import-time
+    variables differ from the session's."""
+    global _parent
+    if _import_env(env) != _SESSION_IMPORT_ENV:
+        return None
+    if _parent is not None and not _parent.alive():
+        _parent.stop()
+        _parent = None
+    if _parent is None:
+        _parent = _Parent(env)
+        atexit.register(_parent.stop)
+    return _parent
 
 
 def run_matchmeter(*args: object, env: dict[str, str] | None = None, cwd: str | Path | None = None,

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from matchmeter.optimizer.freeze import load_frozen
 from tests.helpers.warm_cli import run_matchmeter
 from tests.optimizer.conftest import SOURCE
-
-MM = [sys.executable, "-m", "matchmeter.cli"]
 
 
 def mm(*args: str) -> subprocess.CompletedProcess[str]:

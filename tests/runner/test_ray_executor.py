@@ -2,8 +2,8 @@
 
 One module-scoped cluster serves every test here (tests/conftest.py groups the tests that use it onto one
 xdist worker, so it starts once) and stops after the last of them: left running to the session's end, its idle
-daemons (log monitors, raylets, idle workers) burned about a tenth of a core for the rest of the suite. The head declares no CPUs, so trials run on the two workers only; each worker
-declares one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
+daemons (log monitors, raylets, idle workers) burned about a tenth of a core for the rest of the suite. The head
+declares no CPUs, so trials run on the two workers only; each worker declares one CPU and the `backend_bwrap` resource. Worker 0 also declares `docker_engine` (2 GiB); worker 1 does
 not and declares 3 GiB, so a task whose image must be built goes to worker 0 only, and one that needs 3 GiB and
 a build fits no node. Tests that kill a worker bring it back before they end.
 """
