@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import atexit
+import collections
+import json
 import os
 import shutil
 import signal
@@ -38,9 +40,38 @@ def _trajectories_are_atif(tmp_path):
     assert not problems, "invalid ATIF trajectories:\n" + "\n".join(problems[:20])
 
 
+WARM_CLI_STATS_ENV = "MM_WARM_CLI_STATS_DIR"
+
+
+def _warm_cli_stats_dir() -> None:
+    """Where each test process leaves its count of warm and cold CLI calls (tests/helpers/warm_cli.py)."""
+    if os.environ.get(WARM_CLI_STATS_ENV):
+        return  # a worker: the controller made it
+    path = tempfile.mkdtemp(prefix="mm-warm-cli-stats-")
+    atexit.register(shutil.rmtree, path, True)
+    os.environ[WARM_CLI_STATS_ENV] = path
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many CLI calls were forked warm, and which variables made the others cold: one variable leaked into
+    os.environ by a test (or a library it calls) turns every later call of that process cold, silently."""
+    warm, cold = 0, collections.Counter()
+    for path in Path(os.environ[WARM_CLI_STATS_ENV]).glob("*.json"):
+        stats = json.loads(path.read_text())
+        warm += stats["warm"]
+        cold.update(stats["cold_because"])
+    if warm or cold:
+        because = ", ".join(f"{key} {n}" for key, n in cold.most_common(8)) or "none"
+        terminalreporter.write_line(f"warm CLI calls: {warm}; cold, by differing import-time variable: {because}")
+
+
 def pytest_sessionfinish(session, exitstatus):
     """The same check over the whole session's temp root (module- and session-scoped fixtures' dirs), plus
     Harbor's own ATIF model when MM_HARBOR_PYTHON is set (CI)."""
+    warm_cli = sys.modules.get("tests.helpers.warm_cli")
+    if warm_cli is not None:
+        name = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        Path(os.environ[WARM_CLI_STATS_ENV], f"{name}.json").write_text(json.dumps(warm_cli.STATS))
     factory = getattr(session.config, "_tmp_path_factory", None)
     if factory is None or factory._basetemp is None:
         return
@@ -99,6 +130,7 @@ def pytest_configure(config):
     _ctrl_c_reaches_children()
     _host_trials_python3()
     _setup_cache_dir()
+    _warm_cli_stats_dir()
 
 
 def docker_available() -> tuple[bool, str]:

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from tests.helpers.tasks import write_task
-from tests.helpers.warm_cli import CLI, is_warm, run_matchmeter
+from tests.helpers.warm_cli import CLI, import_env_difference, is_warm, run_matchmeter
 
 
 def _cold(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
@@ -18,7 +18,7 @@ def _cold(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
 
 def test_a_warm_call_answers_exactly_as_a_cold_one(tmp_path):
     write_task(tmp_path / "tasks", "copy-file")
-    assert is_warm()
+    assert is_warm(), import_env_difference()
     answers = {}
     for args in (["--help"], ["score", str(tmp_path / "none")], ["tasks", "list", "tasks"],
                  ["tasks", "list", "missing"]):
@@ -32,7 +32,7 @@ def test_a_warm_call_answers_exactly_as_a_cold_one(tmp_path):
 
 
 def test_the_callers_environment_reaches_the_child(tmp_path, monkeypatch):
-    assert is_warm()  # in a later test than the one that started the parent, too
+    assert is_warm(), import_env_difference()  # in a later test than the one that started the parent, too
     write_task(tmp_path / "tasks", "copy-file")
     args = ["run", "--tasks", "tasks", "--agent", "bash", "--model", "openai/coder", "--api-base",
             "http://127.0.0.1:9/v1", "--api-key-env", "MM_WARM_KEY", "--backend", "local", "--out", "run", "--quiet"]
@@ -48,7 +48,9 @@ def test_the_callers_environment_reaches_the_child(tmp_path, monkeypatch):
 
 
 def test_a_variable_read_at_import_time_means_a_cold_start():
-    assert is_warm({**os.environ, "MATCHMETER_HOME": "/elsewhere", "MM_ANY": "1", "COLUMNS": "300"})
+    call_time = {"MATCHMETER_HOME": "/elsewhere", "MM_ANY": "1", "COLUMNS": "300", "RAY_ADDRESS": "h:1",
+                 "PYTHONBREAKPOINT": "0"}
+    assert is_warm({**os.environ, **call_time}), import_env_difference({**os.environ, **call_time})
     assert not is_warm({**os.environ, "PYTHONWARNINGS": "ignore"})
     assert not is_warm({**os.environ, "LITELLM_MODE": "PRODUCTION"})
     cold = run_matchmeter("--help", env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=300)

@@ -183,15 +183,36 @@ def connected(address: str | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
-    try:
-        ray.init(address=target, logging_level=logging.ERROR, log_to_driver=False, configure_logging=False)
-    except ConnectionError as exc:
-        raise UserError(f"cannot reach a Ray cluster: {str(exc).splitlines()[0]}", address or "RAY_ADDRESS",
-                        "start one (`ray start --head`, see docs/ray.md) or pass --ray-address HOST:PORT") from None
+    with environ_restored():
+        try:
+            ray.init(address=target, logging_level=logging.ERROR, log_to_driver=False, configure_logging=False)
+        except ConnectionError as exc:
+            raise UserError(f"cannot reach a Ray cluster: {str(exc).splitlines()[0]}", address or "RAY_ADDRESS",
+                            "start one (`ray start --head`, see docs/ray.md) or pass --ray-address HOST:PORT"
+                            ) from None
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+@contextlib.contextmanager
+def environ_restored() -> Iterator[None]:
+    """This process's environment as it was before the block, once the block ends.
+
+    `ray.init` writes RAY_CLIENT_MODE, RAY_AUTH_MODE, RAY_USAGE_STATS_ENABLED and PYTHONBREAKPOINT (pointing
+    at Ray's remote debugger) into os.environ, and `ray.shutdown` leaves them there, so every process started
+    after the Ray run (a later local run's sandboxes and agent CLIs in the same process) would inherit them.
+    Key by key rather than clear-and-refill: another thread may be reading the environment meanwhile."""
+    saved = dict(os.environ)
     try:
         yield
     finally:
-        ray.shutdown()
+        for key in [k for k in os.environ if k not in saved]:
+            del os.environ[key]
+        for key, value in saved.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
 
 
 def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | None,

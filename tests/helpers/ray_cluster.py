@@ -60,8 +60,13 @@ class RayCluster:
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("MATCHMETER_", "RAY_"))}
         self.env.update(HEALTH, RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
         self.env["PATH"] = f"{Path(sys.executable).parent}:{self.env.get('PATH', '')}"
+        self._environ = contextlib.ExitStack()
 
     def __enter__(self) -> RayCluster:
+        if self.connect:  # this process joins the cluster: what ray.init writes into os.environ goes at stop()
+            from matchmeter.runner.ray_executor import environ_restored
+
+            self._environ.enter_context(environ_restored())
         try:
             self.head = self._start("head", [
                 "--head", "--port", str(self.port), "--num-cpus", "0", "--include-dashboard", "false",
@@ -186,6 +191,7 @@ class RayCluster:
                 _kill_group(proc)
         self._kill_tagged(str(self.temp))
         shutil.rmtree(self.temp, ignore_errors=True)
+        self._environ.close()
 
     def _kill_tagged(self, tag: str) -> None:
         """Kill, by pid, every process of ours whose command line carries `tag` (a node's stray daemons)."""

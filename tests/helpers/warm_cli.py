@@ -19,6 +19,7 @@ a cold start's imports) keep using subprocess.Popen; tests/test_warm_cli.py hold
 from __future__ import annotations
 
 import atexit
+import collections
 import json
 import locale
 import os
@@ -31,9 +32,12 @@ from pathlib import Path
 from typing import Any
 
 CLI = [sys.executable, "-m", "matchmeter.cli"]
-# Read by matchmeter at call time only (pytest names the running test in PYTEST_CURRENT_TEST, which nothing
-# reads); a difference in any other variable means a cold start.
-CALL_TIME_VARS = re.compile(r"(MATCHMETER_|MM_).*|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|TERM|PYTEST_CURRENT_TEST")
+# Read at call time only: by matchmeter (MATCHMETER_*, MM_*, the terminal's), by Ray when a command imports it
+# (RAY_*: the parent never imports ray, it checks), by breakpoint() when called (PYTHONBREAKPOINT); pytest names
+# the running test in PYTEST_CURRENT_TEST, which nothing reads. A difference in any other variable means a cold
+# start.
+CALL_TIME_VARS = re.compile(r"(MATCHMETER_|MM_|RAY_).*|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|TERM|PYTEST_CURRENT_TEST"
+                            r"|PYTHONBREAKPOINT")
 # Unset, it is what matchmeter's import_litellm sets before importing litellm.
 IMPORT_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
@@ -43,6 +47,8 @@ from matchmeter.llm.client import import_litellm
 import matchmeter.cli, matchmeter.metrics.table, matchmeter.optimizer.pipeline, matchmeter.pipeline.evaluate
 import matchmeter.report.html, matchmeter.runner.run, rich.console
 import_litellm()
+if "ray" in sys.modules:  # RAY_* count as call-time variables only because no child starts with ray imported
+    sys.exit("the warm CLI parent's imports imported ray: leave the module that does out of them")
 threads = os.listdir("/proc/self/task")
 if len(threads) != 1:  # a fork copies only the forking thread: whatever another one held stays held in the child
     sys.exit(f"the warm CLI parent must be single-threaded to fork, and its imports started {len(threads) - 1} "
@@ -183,6 +189,17 @@ _SESSION_IMPORT_ENV = _import_env(dict(os.environ))
 _parent: _Parent | None = None
 
 
+# Calls made in this test process: how many were warm, and for each variable that made one cold, how many.
+# tests/conftest.py prints the session's sums, so a leak that turns every later call cold shows in the summary.
+STATS: dict[str, Any] = {"warm": 0, "cold_because": collections.Counter()}
+
+
+def import_env_difference(env: dict[str, str] | None = None) -> list[str]:
+    """The import-time variables in which `env` (default: this process's) differs from the session's start."""
+    mine, session = _import_env(dict(os.environ if env is None else env)), _SESSION_IMPORT_ENV
+    return sorted(k for k in mine.keys() | session.keys() if mine.get(k) != session.get(k))
+
+
 def _parent_for(env: dict[str, str]) -> _Parent | None:
     """The parent, started (or restarted) on first use; None, a cold start, when the environment's import-time
     variables differ from the session's."""
@@ -207,8 +224,10 @@ def run_matchmeter(*args: object, env: dict[str, str] | None = None, cwd: str | 
     workdir = str(cwd if cwd is not None else Path.cwd())
     parent = _parent_for(call_env)
     if parent is None:
+        STATS["cold_because"].update(import_env_difference(call_env))
         return subprocess.run([*CLI, *argv], capture_output=True, text=True, env=call_env, cwd=workdir,
                               timeout=timeout, stdin=subprocess.DEVNULL)
+    STATS["warm"] += 1
     return parent.run(argv, call_env, workdir, timeout)
 
 

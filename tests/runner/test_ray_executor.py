@@ -383,6 +383,29 @@ def test_a_ray_client_address_is_one_line_and_exit_2(cluster, tmp_path):
     assert not out.exists()
 
 
+_JOIN_AND_LEAVE = textwrap.dedent("""
+    import json, os, sys
+    from matchmeter.runner.ray_executor import connected
+    before = dict(os.environ)
+    with connected(sys.argv[1]):
+        inside = dict(os.environ)
+    after = dict(os.environ)
+    print(json.dumps({"added_inside": sorted(set(inside) - set(before)), "after_equals_before": after == before}))
+""")
+
+
+def test_leaving_the_cluster_puts_the_environment_back(cluster):
+    """ray.init writes RAY_* and PYTHONBREAKPOINT (Ray's remote debugger) into the driver's os.environ and
+    ray.shutdown leaves them: without the restore, every process the driver starts afterwards inherits them."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "PYTHONBREAKPOINT"}
+    proc = subprocess.run([sys.executable, "-c", _JOIN_AND_LEAVE, cluster.address], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "PYTHONBREAKPOINT" in seen["added_inside"]  # what there is to undo (a Ray upgrade may change it)
+    assert seen["after_equals_before"]
+
+
 # ---------------------------------------------------------------- optimize on the cluster
 
 OPTIMIZE_TASKS = ("cleanup-old-tmp",)  # the demo's first task: 3 units (sloppy, explorer, generic)
