@@ -49,7 +49,7 @@ def test_the_callers_environment_reaches_the_child(tmp_path, monkeypatch):
 
 def test_a_variable_read_at_import_time_means_a_cold_start():
     call_time = {"MATCHMETER_HOME": "/elsewhere", "MM_ANY": "1", "COLUMNS": "300", "RAY_ADDRESS": "h:1",
-                 "PYTHONBREAKPOINT": "0"}
+                 "PYTHONBREAKPOINT": "0", "TIKTOKEN_CACHE_DIR": "/tokenizers"}
     assert is_warm({**os.environ, **call_time}), import_env_difference({**os.environ, **call_time})
     assert not is_warm({**os.environ, "PYTHONWARNINGS": "ignore"})
     assert not is_warm({**os.environ, "LITELLM_MODE": "PRODUCTION"})

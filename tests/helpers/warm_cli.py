@@ -33,11 +33,12 @@ from typing import Any
 
 CLI = [sys.executable, "-m", "matchmeter.cli"]
 # Read at call time only: by matchmeter (MATCHMETER_*, MM_*, the terminal's), by Ray when a command imports it
-# (RAY_*: the parent never imports ray, it checks), by breakpoint() when called (PYTHONBREAKPOINT); pytest names
-# the running test in PYTEST_CURRENT_TEST, which nothing reads. A difference in any other variable means a cold
-# start.
+# (RAY_*: the parent never imports ray, it checks), by breakpoint() when called (PYTHONBREAKPOINT), by tiktoken
+# when it loads an encoding (TIKTOKEN_CACHE_DIR, which litellm's token counter sets in os.environ the first time
+# it is imported, so an in-process gateway test leaves it behind); pytest names the running test in
+# PYTEST_CURRENT_TEST, which nothing reads. A difference in any other variable means a cold start.
 CALL_TIME_VARS = re.compile(r"(MATCHMETER_|MM_|RAY_).*|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|TERM|PYTEST_CURRENT_TEST"
-                            r"|PYTHONBREAKPOINT")
+                            r"|PYTHONBREAKPOINT|TIKTOKEN_CACHE_DIR")
 # Unset, it is what matchmeter's import_litellm sets before importing litellm.
 IMPORT_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
