@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,26 +41,28 @@ def _trajectories_are_atif(tmp_path):
     assert not problems, "invalid ATIF trajectories:\n" + "\n".join(problems[:20])
 
 
-WARM_CLI_STATS_ENV = "MM_WARM_CLI_STATS_DIR"
+_WARM_CLI_TOTALS: dict[str, Any] = {"warm": 0, "cold_because": collections.Counter()}
 
 
-def _warm_cli_stats_dir() -> None:
-    """Where each test process leaves its count of warm and cold CLI calls (tests/helpers/warm_cli.py)."""
-    if os.environ.get(WARM_CLI_STATS_ENV):
-        return  # a worker: the controller made it
-    path = tempfile.mkdtemp(prefix="mm-warm-cli-stats-")
-    atexit.register(shutil.rmtree, path, True)
-    os.environ[WARM_CLI_STATS_ENV] = path
+def _add_warm_cli_stats(stats: dict[str, Any]) -> None:
+    _WARM_CLI_TOTALS["warm"] += stats["warm"]
+    _WARM_CLI_TOTALS["cold_because"].update(stats["cold_because"])
+
+
+def pytest_testnodedown(node, error):
+    """An xdist worker's counts of warm and cold CLI calls, sent with its last message (workeroutput)."""
+    stats = getattr(node, "workeroutput", {}).get("warm_cli")
+    if stats:
+        _add_warm_cli_stats(json.loads(stats))
 
 
 def pytest_terminal_summary(terminalreporter):
     """How many CLI calls were forked warm, and which variables made the others cold: one variable leaked into
     os.environ by a test (or a library it calls) turns every later call of that process cold, silently."""
-    warm, cold = 0, collections.Counter()
-    for path in Path(os.environ[WARM_CLI_STATS_ENV]).glob("*.json"):
-        stats = json.loads(path.read_text())
-        warm += stats["warm"]
-        cold.update(stats["cold_because"])
+    warm_cli = sys.modules.get("tests.helpers.warm_cli")
+    if warm_cli is not None:  # this process made calls itself (no xdist); under xdist the controller makes none
+        _add_warm_cli_stats(warm_cli.STATS)
+    warm, cold = _WARM_CLI_TOTALS["warm"], _WARM_CLI_TOTALS["cold_because"]
     if warm or cold:
         because = ", ".join(f"{key} {n}" for key, n in cold.most_common(8)) or "none"
         terminalreporter.write_line(f"warm CLI calls: {warm}; cold, by differing import-time variable: {because}")
@@ -69,9 +72,8 @@ def pytest_sessionfinish(session, exitstatus):
     """The same check over the whole session's temp root (module- and session-scoped fixtures' dirs), plus
     Harbor's own ATIF model when MM_HARBOR_PYTHON is set (CI)."""
     warm_cli = sys.modules.get("tests.helpers.warm_cli")
-    if warm_cli is not None:
-        name = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        Path(os.environ[WARM_CLI_STATS_ENV], f"{name}.json").write_text(json.dumps(warm_cli.STATS))
+    if warm_cli is not None and hasattr(session.config, "workeroutput"):  # an xdist worker: to the controller
+        session.config.workeroutput["warm_cli"] = json.dumps(warm_cli.STATS)
     factory = getattr(session.config, "_tmp_path_factory", None)
     if factory is None or factory._basetemp is None:
         return
@@ -130,7 +132,6 @@ def pytest_configure(config):
     _ctrl_c_reaches_children()
     _host_trials_python3()
     _setup_cache_dir()
-    _warm_cli_stats_dir()
 
 
 def docker_available() -> tuple[bool, str]:
