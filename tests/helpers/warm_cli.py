@@ -205,7 +205,7 @@ def _parent_for(env: dict[str, str]) -> _Parent | None:
     """The parent, started (or restarted) on first use; None, a cold start, when the environment's import-time
     variables differ from the session's."""
     global _parent
-    if _import_env(env) != _SESSION_IMPORT_ENV:
+    if import_env_difference(env):
         return None
     if _parent is not None and not _parent.alive():
         _parent.stop()
