@@ -49,6 +49,7 @@ def _add_warm_cli_stats(stats: dict[str, Any]) -> None:
     _WARM_CLI_TOTALS["cold_because"].update(stats["cold_because"])
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: without xdist (`-p no:xdist`) pytest would refuse an unknown one
 def pytest_testnodedown(node, error):
     """An xdist worker's counts of warm and cold CLI calls, sent with its last message (workeroutput)."""
     stats = getattr(node, "workeroutput", {}).get("warm_cli")
