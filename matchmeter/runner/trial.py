@@ -198,9 +198,7 @@ def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) 
     run_as = setup_run_name(task)
     if run_as is None:
         return None
-    sandbox.upload(task_files(task).environment_dir, f"{logs}/.env")
-    for name, host in setup_files(task).items():
-        sandbox.upload(host, f"{logs}/.env/{name}")
+    sandbox.upload(task_files(task).environment_dir, f"{logs}/.env", extra_files=setup_files(task))
     return sandbox.exec(f'bash "{logs}/.env/{run_as}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', timeout_s)
 
 
@@ -280,9 +278,8 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not planted
     sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
     after = sandbox.snapshot(live.protected) if live.protected else {}
-    sandbox.upload(Path(task.path) / "tests", live.tests)
-    for name, host in verify_support_files(task).items():  # the suite's one verifylib, the setup script
-        sandbox.upload(host, f"{live.tests}/{name}")
+    # with the suite's one verifylib and the setup script beside the task's own tests
+    sandbox.upload(Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
     verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
                           VERIFIER_ENV)
     _write_log(req.logs_dir, "verifier.log", verify.output)

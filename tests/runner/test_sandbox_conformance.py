@@ -219,6 +219,28 @@ def test_upload_download_round_trip(sandbox, tmp_path):
         sandbox.upload(tmp_path / "no-such-src", f"{dirs['app']}/x")
 
 
+def test_upload_with_extra_files_lands_them_in_the_directory_in_place_of_its_own(sandbox, tmp_path):
+    """A task's tests/ with the suite's shared files beside them, as a trial uploads them: one copy in which an
+    extra file replaces the directory's own at that name (a stale copy of verifylib.py must not win)."""
+    src, shared = tmp_path / "tests", tmp_path / "shared"
+    src.mkdir()
+    shared.mkdir()
+    (src / "test.sh").write_text("own test\n")
+    (src / "verifylib.py").write_text("stale copy\n")
+    (shared / "verifylib.py").write_text("shared copy\n")
+    (shared / "setup.sh").write_text("shared setup\n")
+    dirs = layout(sandbox)
+    sandbox.upload(src, f"{dirs['tests']}/t", extra_files={"verifylib.py": shared / "verifylib.py",
+                                                           "setup.sh": shared / "setup.sh"})
+    out = sandbox.exec('cd "$MM_TESTS/t" && ls && cat test.sh verifylib.py setup.sh && stat -c %u . * && id -u', 10)
+    lines = out.output.split("\n")
+    assert lines[:6] == ["setup.sh", "test.sh", "verifylib.py", "own test", "shared copy", "shared setup"], out.output
+    owners = [line for line in lines[6:] if line]
+    assert owners == [owners[-1]] * 5, owners  # the directory, its three files, and the user commands run as
+    with pytest.raises(SandboxError):
+        sandbox.upload(src, f"{dirs['tests']}/u", extra_files={"gone.py": shared / "no-such-file"})
+
+
 def test_snapshot_detects_created_modified_and_deleted_files(sandbox):
     app = sandbox.app_dir
     sandbox.exec("mkdir -p snap/sub && printf one > snap/a && printf two > snap/sub/b && printf three > snap/c", 10)

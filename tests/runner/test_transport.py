@@ -128,9 +128,7 @@ def run_reference(task: TaskSpec, transport: str, backend: str) -> tuple[list[tu
             result = box.exec(wrap_command(command, transport), 60)
             steps.append((result.output, result.exit_code))
         state = box.exec(STATE_PROBE, 60).output
-        box.upload(Path(task.path) / "tests", tests)
-        for name, host in verify_support_files(task).items():  # as the runner supplies them
-            box.upload(host, f"{tests}/{name}")
+        box.upload(Path(task.path) / "tests", tests, extra_files=verify_support_files(task))  # as the runner does
         box.exec(f'bash "{tests}/test.sh"', 120)
         reward = box.exec(f'cat "{logs}/reward.txt"', 10).output.strip()
         return steps, state, reward

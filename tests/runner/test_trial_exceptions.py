@@ -37,7 +37,7 @@ class UploadFails:
         sandbox = self.inner.create(request)
         self.made.append(sandbox)
 
-        def upload(src: Path, dest: str) -> None:
+        def upload(src: Path, dest: str, extra_files=None) -> None:
             raise self.error
 
         sandbox.upload = upload

@@ -97,9 +97,7 @@ def run_reference(task, transport: str, seed: int = 0) -> tuple[str, float]:
         for command in task.reference_paths[0].commands:
             box.exec(wrap_command(command, transport), 30)  # exit codes are never the verdict
         state = box.exec(STATE_PROBE, 30).output
-        box.upload(Path(task.path) / "tests", tests)
-        for name, host in verify_support_files(task).items():  # as the runner supplies them
-            box.upload(host, f"{tests}/{name}")
+        box.upload(Path(task.path) / "tests", tests, extra_files=verify_support_files(task))  # as the runner does
         box.exec(f'bash "{tests}/test.sh"', 60)
         return state, float(box.exec(f'cat "{logs}/reward.txt"', 10).output)
     finally:

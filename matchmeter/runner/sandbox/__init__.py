@@ -15,6 +15,7 @@ phase: every process gone, then the same workspace with fresh /tmp, $MM_TESTS an
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
 
@@ -91,8 +92,12 @@ class Sandbox(Protocol):
         """Run `bash -c command` in the workspace. Timeout kills the command's process group."""
         ...
 
-    def upload(self, src: Path, dest: str) -> None:
-        """Copy a host file or directory to an in-sandbox path (dest may use $MM_* names resolved by caller)."""
+    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
+        """Copy a host file or directory to an in-sandbox path (dest may use $MM_* names resolved by caller).
+
+        extra_files (name -> host file) go into the uploaded directory in the same copy, each replacing what
+        src holds at that name: a task's tests/ with the suite's shared verifier files beside them is one
+        engine call on Docker, not one per file."""
         ...
 
     def download(self, src: str, dest: Path) -> None:

@@ -458,8 +458,11 @@ class HostMountedFiles:
     app_dir: str
     upload_owner: int | None = None  # uploads belong to the sandbox's uid (bwrap as root), so it can use them
 
-    def upload(self, src: Path, dest: str) -> None:
-        upload_nofollow(Path(src), *to_host(dest, self.mounts, self.app_dir), self.upload_owner)
+    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
+        root, rel = to_host(dest, self.mounts, self.app_dir)
+        upload_nofollow(Path(src), root, rel, self.upload_owner)
+        for name, host in (extra_files or {}).items():
+            upload_nofollow(Path(host), root, rel / name, self.upload_owner)
 
     def download(self, src: str, dest: Path) -> None:
         root, rel = to_host(src, self.mounts, self.app_dir)
