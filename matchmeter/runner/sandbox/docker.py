@@ -181,8 +181,8 @@ class DockerSandbox:
         import docker.errors
 
         parent, name = posixpath.split(dest)
-        # One archive for src and its extra files: each put_archive costs the engine a re-exec of itself (~0.15
-        # CPU-s on fuse-overlayfs). Every entry is owned by the sandbox user in the archive itself (the engine keeps
+        # One archive for src and its extra files: each put_archive costs the engine a re-exec of itself (about
+        # 80 ms of its CPU on fuse-overlayfs, benchmarks/uploads.py). Every entry is owned by the sandbox user in the archive itself (the engine keeps
         # a tar's owners), and the parent is made only when the engine says it is missing (an exec costs ~30 ms).
         data = _tar_bytes(src, name, owner=AGENT_UID, extra_files=extra_files or {})
         try:
