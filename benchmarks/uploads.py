@@ -16,6 +16,7 @@ Usage: python benchmarks/uploads.py [--backends bwrap,docker] [--reps 30] [--tas
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -30,9 +31,15 @@ from matchmeter.tasks.loader import builtin_suite_dir, load_task, verify_support
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+@functools.cache
+def dockerd_pid() -> str:
+    """The engine's pid, looked up once; '' when no dockerd is visible here."""
+    return subprocess.run(["pgrep", "-xo", "dockerd"], capture_output=True, text=True).stdout.strip()
+
+
 def dockerd_cpu_s() -> float | None:
     """dockerd's CPU seconds so far, its reaped children's included; None when no dockerd is visible here."""
-    pid = subprocess.run(["pgrep", "-xo", "dockerd"], capture_output=True, text=True).stdout.strip()
+    pid = dockerd_pid()
     if not pid:
         return None
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

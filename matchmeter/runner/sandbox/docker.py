@@ -175,15 +175,15 @@ class DockerSandbox:
 
     def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
         src, dest = Path(src), self._abs(dest)
-        for path in (src, *(extra_files or {}).values()):
-            if not Path(path).exists():
-                raise SandboxError(f"cannot upload {path}: no such file or directory")
+        if not src.exists():
+            raise SandboxError(f"cannot upload {src}: no such file or directory")
         import docker.errors
 
         parent, name = posixpath.split(dest)
         # One archive for src and its extra files: each put_archive costs the engine a re-exec of itself (about
-        # 80 ms of its CPU on fuse-overlayfs, benchmarks/uploads.py). Every entry is owned by the sandbox user in the archive itself (the engine keeps
-        # a tar's owners), and the parent is made only when the engine says it is missing (an exec costs ~30 ms).
+        # 80 ms of its CPU on fuse-overlayfs, benchmarks/uploads.py). Every entry is owned by the sandbox user in
+        # the archive itself (the engine keeps a tar's owners), and the parent is made only when the engine says
+        # it is missing (an exec costs ~30 ms).
         data = _tar_bytes(src, name, owner=AGENT_UID, extra_files=extra_files or {})
         try:
             try:
@@ -373,8 +373,8 @@ def _tar_bytes(src: Path, arcname: str, owner: int, extra_files: Mapping[str, Pa
         # src's own entry at an extra's name is left out: the tar would otherwise hold that name twice
         tar.add(str(src), arcname=arcname, filter=lambda info: None if info.name in extras else owned(info))
         for name, host in extras.items():
-            if not host.is_file():
-                raise SandboxError(f"cannot upload {host} as {name}: extra files must be regular files")
+            if not host.is_file():  # missing, or not a regular file
+                raise SandboxError(f"cannot upload {host}: no such regular file")
             with host.open("rb") as fh:
                 tar.addfile(owned(tar.gettarinfo(str(host), arcname=name)), fh)
     return buf.getvalue()
