@@ -8,8 +8,10 @@ gateway) or `error` (the stream broke off after it had started). The Responses a
 gateway_wire_responses.py and gateway_wire_gemini.py. OpenAI chat forwards `tools`, `tool_choice` and
 `parallel_tool_calls` and returns the model's `tool_calls` (streamed: whole, in one chunk before the
 finish chunk, once the upstream sent them all); Responses forwards function tools
-(gateway_wire_responses.py). Anthropic and Gemini carry text only: tool definitions are not forwarded
-and tool traffic in their history is turned into readable text.
+(gateway_wire_responses.py); Anthropic forwards client tools (input_schema → parameters, tool_choice) and
+carries tool_use/tool_result blocks both ways (a reply's tool calls as tool_use blocks, streamed as
+content_block_start / input_json_delta / content_block_stop with stop_reason "tool_use"). Gemini carries
+text only: tool definitions are not forwarded and tool traffic in its history is turned into readable text.
 """
 
 from __future__ import annotations
@@ -173,8 +175,63 @@ class OpenAIChatWire:
 # ---------------------------------------------------------------------- Anthropic
 
 
+def anthropic_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's client tools (name, description, input_schema) as OpenAI function tools; server tools
+    (web search and the like, which carry no input_schema) are not forwarded."""
+    tools = body.get("tools")
+    return [{"type": "function", "function": {"name": str(t["name"]), "description": str(t.get("description") or ""),
+                                              "parameters": t.get("input_schema") or {"type": "object"}}}
+            for t in (tools if isinstance(tools, list) else [])
+            if isinstance(t, dict) and t.get("name") and isinstance(t.get("input_schema"), dict)]
+
+
+def anthropic_tool_choice(choice: Any) -> str | dict[str, Any] | None:
+    """Anthropic's tool_choice ({"type": auto | any | none | tool}) in OpenAI's form."""
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind == "tool" and choice.get("name"):
+        return {"type": "function", "function": {"name": str(choice["name"])}}
+    return {"auto": "auto", "any": "required", "none": "none"}.get(str(kind))
+
+
+def _tool_result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        text = "\n".join(str(part.get("text", "")) if part.get("type") == "text" else f"[{part.get('type')} omitted]"
+                         for part in content if isinstance(part, dict))
+    else:
+        text = "" if content is None else str(content)
+    return f"[tool error] {text}" if block.get("is_error") else text
+
+
+def _anthropic_message(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """One Anthropic message with tools carried: an assistant's tool_use blocks become its `tool_calls`, a
+    user's tool_result blocks `tool` messages (first, as OpenAI wants them right after the call), and its
+    text blocks one user message whose parts stay apart (CLIs add their own parts around the prompt)."""
+    role, content = str(item.get("role", "user")), item.get("content")
+    if not isinstance(content, list):
+        return [{"role": role, "content": content_text(content)}]
+    blocks = [b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content]
+    texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+    if role == "assistant":
+        calls = [{"id": str(b.get("id", "")), "type": "function",
+                  "function": {"name": str(b.get("name", "")), "arguments": json.dumps(b.get("input") or {})}}
+                 for b in blocks if b.get("type") == "tool_use"]
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or (None if calls else "")}
+        return [{**message, "tool_calls": calls}] if calls else [message]
+    out: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": str(b.get("tool_use_id", "")),
+                                  "content": _tool_result_text(b)} for b in blocks if b.get("type") == "tool_result"]
+    if len(texts) > 1:
+        out.append({"role": role, "content": [{"type": "text", "text": t} for t in texts]})
+    elif texts or not out:
+        out.append({"role": role, "content": "".join(texts)})
+    return out
+
+
 def anthropic_to_openai(body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """An Anthropic messages request → (OpenAI chat messages, sampling parameters).
+
+    With client tools in the request they are forwarded (with tool_choice) and tool_use/tool_result blocks
+    go upstream as tool calls and tool messages; without, tool traffic in the history becomes readable text.
 
     Raises:
         ValueError: `messages` is missing or not a list.
@@ -182,17 +239,29 @@ def anthropic_to_openai(body: dict[str, Any]) -> tuple[list[dict[str, Any]], dic
     raw = body.get("messages")
     if not isinstance(raw, list):
         raise ValueError("request body must be a JSON object with a `messages` list")
+    tools = anthropic_tools(body)
     messages: list[dict[str, Any]] = []
-    system = content_text(body.get("system"))
+    system = body.get("system")
+    system = "\n".join(block_text(b) for b in system) if isinstance(system, list) else content_text(system)
     if system:
         messages.append({"role": "system", "content": system})
     for item in raw:
         if not isinstance(item, dict):
             raise ValueError("every message must be an object")
-        messages.append({"role": str(item.get("role", "user")), "content": content_text(item.get("content"))})
-    sampling = {k: body[k] for k in ("temperature", "top_p", "max_tokens") if body.get(k) is not None}
+        if tools:
+            messages += _anthropic_message(item)
+        else:
+            messages.append({"role": str(item.get("role", "user")), "content": content_text(item.get("content"))})
+    sampling: dict[str, Any] = {k: body[k] for k in ("temperature", "top_p", "max_tokens") if body.get(k) is not None}
     if body.get("stop_sequences"):
         sampling["stop"] = body["stop_sequences"]
+    if tools:
+        sampling["tools"] = tools
+        choice = anthropic_tool_choice(body.get("tool_choice"))
+        if choice is not None:
+            sampling["tool_choice"] = choice
+        if isinstance(body.get("tool_choice"), dict) and body["tool_choice"].get("disable_parallel_tool_use"):
+            sampling["parallel_tool_calls"] = False
     return messages, sampling
 
 
@@ -205,27 +274,58 @@ def anthropic_error(message: str, kind: str, status: int = 0) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
+def tool_use_block(call: dict[str, Any]) -> dict[str, Any]:
+    """An upstream OpenAI tool call as an Anthropic tool_use block (arguments that are no JSON object: {})."""
+    try:
+        arguments = json.loads(call["function"].get("arguments") or "{}")
+    except json.JSONDecodeError:
+        arguments = {}
+    return {"type": "tool_use", "id": str(call.get("id") or f"toolu_mm{uuid.uuid4().hex[:20]}"),
+            "name": str(call["function"]["name"]), "input": arguments if isinstance(arguments, dict) else {}}
+
+
 class AnthropicStream:
-    """message_start, content_block_start, content_block_delta per delta, content_block_stop,
-    message_delta (the whole metered usage: the upstream reports it only at the end), message_stop."""
+    """message_start; a text block opened at the first text delta, a content_block_delta per delta; at the
+    end the text block's content_block_stop, one tool_use block per upstream tool call (start, its input as
+    one input_json_delta, stop), message_delta (stop_reason, the whole metered usage: the upstream reports
+    it only at the end), message_stop."""
+
+    def __init__(self) -> None:
+        self.blocks = 0  # content blocks opened so far
+        self.text_open = False
 
     def start(self, model: str) -> list[bytes]:
-        message: dict[str, Any] = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
-                   "content": [], "stop_reason": None, "stop_sequence": None,
-                   "usage": anthropic_usage(TokenUsage())}
-        return [sse({"type": "message_start", "message": message}, "message_start"),
-                sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-                    "content_block_start")]
+        message: dict[str, Any] = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
+                                   "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
+                                   "usage": anthropic_usage(TokenUsage())}
+        return [sse({"type": "message_start", "message": message}, "message_start")]
 
     def delta(self, text: str) -> list[bytes]:
-        return [sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-                    "content_block_delta")]
+        if not text:
+            return []
+        events = []
+        if not self.text_open:
+            self.text_open, self.blocks = True, self.blocks + 1
+            events.append(sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                              "content_block_start"))
+        return [*events, sse({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+                             "content_block_delta")]
 
     def finish(self, model: str, tokens: TokenUsage, meta: dict[str, Any],
                tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> list[bytes]:
-        return [sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-                sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                     "usage": anthropic_usage(tokens), "matchmeter": meta}, "message_delta"),
+        events = [sse({"type": "content_block_stop", "index": 0}, "content_block_stop")] if self.text_open else []
+        for call in tool_calls:
+            block, index = tool_use_block(call), self.blocks
+            self.blocks += 1
+            events += [sse({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+                           "content_block_start"),
+                       sse({"type": "content_block_delta", "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}},
+                           "content_block_delta"),
+                       sse({"type": "content_block_stop", "index": index}, "content_block_stop")]
+        stop = "tool_use" if tool_calls else "end_turn"
+        return [*events, sse({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                              "usage": anthropic_usage(tokens), "matchmeter": meta}, "message_delta"),
                 sse({"type": "message_stop"}, "message_stop")]
 
     def error(self, message: str, kind: str) -> list[bytes]:
@@ -240,8 +340,10 @@ class AnthropicWire:
 
     def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
+        content = [{"type": "text", "text": text}] if text or not tool_calls else []
         return {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+                "content": content + [tool_use_block(c) for c in tool_calls],
+                "stop_reason": "tool_use" if tool_calls else "end_turn", "stop_sequence": None,
                 "usage": anthropic_usage(tokens), "matchmeter": meta}
 
     def error(self, message: str, kind: str, status: int) -> dict[str, Any]:

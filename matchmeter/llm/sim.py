@@ -26,12 +26,23 @@ Dialects: the persona speaks the reply format of the agent that calls it, told a
   `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` to submit, the description read out of its instance
   template. mini drops the assistant message of a format error from the conversation, so turn n counts
   the user messages after the task (each turn is answered by exactly one observation or format error).
-The plan itself does not depend on the dialect: the same persona, task, seed and description act alike.
+- tools: an agent CLI that offers the model a shell-capable function tool (SHELL_TOOLS: Claude Code's
+  `Bash`, Codex's `exec_command`/`shell`, Qwen Code's and Gemini CLI's `run_shell_command`). Plan item n
+  is one call of that tool (its THOUGHT as the message text), `submit` a text-only reply (which ends a
+  CLI's turn), sloppy's reply without a code block a call that lacks the command argument (the CLI answers
+  with its own validation error). The description is the prompt the adapter gave: the first user text
+  once the CLI's own additions are removed (CLI_ADDITIONS: Claude Code's `<system-reminder>` parts,
+  Codex's environment context and AGENTS.md instructions); turn n = assistant turns after it, where
+  assistant messages with nothing between them are one turn (a text item and a function call item of
+  one Responses reply arrive as two messages).
+The plan itself does not depend on the dialect: the same persona, task, seed and description act alike
+(descriptions are compared without surrounding whitespace: CLIs append a newline to the prompt).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import shlex
@@ -47,7 +58,7 @@ from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 # Part of every sim cache key (see LMClient): bump it whenever persona behaviour changes, so cached
 # replies of an older behaviour are never served as the new one.
-SIM_BEHAVIOUR_VERSION = "3"
+SIM_BEHAVIOUR_VERSION = "4"
 SKIP_BASE = {"expert": 0.0, "explorer": 0.25, "sloppy": 0.6, "quitter": 0.0}
 CARELESS_QUOTING_BASE = 0.5
 LOOK_TOOLS = frozenset({"cat", "head", "tail", "ls", "find", "wc", "grep", "jq", "zcat", "cut", "sort", "stat",
@@ -72,6 +83,21 @@ FENCES = {"bash": "bash", "mini": MINI_MARK}
 SUBMIT_COMMANDS = {"bash": SUBMIT, "mini": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}
 # mini_textbased.yaml's instance template: "Please solve this issue: {{task}}\n\nYou can execute bash commands…"
 MINI_TASK_RE = re.compile(r"Please solve this issue: (.*)\n\nYou can execute bash commands and edit files", re.S)
+# The tools dialect: each CLI's shell tool and the argument that carries the command (string, or an argv
+# array when the tool's schema says so: the command then goes as ["bash", "-lc", command]).
+SHELL_TOOLS = {"Bash": "command", "exec_command": "cmd", "shell": "command", "run_shell_command": "command"}
+# What CLIs add to the user's prompt (seen in their real requests), removed before the description is read.
+CLI_ADDITIONS = re.compile(
+    r"<system-reminder>.*?</system-reminder>"  # Claude Code
+    r"|<environment_context>.*?</environment_context>"  # Codex
+    r"|# AGENTS\.md instructions for [^\n]*\s*<INSTRUCTIONS>.*?</INSTRUCTIONS>"  # Codex, a repo's AGENTS.md
+    r"|<user_instructions>.*?</user_instructions>", re.S)  # older Codex versions
+
+
+class ShellTool(NamedTuple):
+    name: str
+    argument: str
+    argv: bool  # the schema wants the command as an argv array
 
 
 def sim_api_base(stub_url: str, task_id: str, seed: int) -> str:
@@ -204,22 +230,65 @@ def render(action: Action, persona: str, plan_seed: str, turn: int, dialect: str
     return f"{head}\n\n```{FENCES[dialect]}\n{command}\n```", reasoning
 
 
-def dialect_of(messages: Sequence[dict[str, Any]]) -> str:
-    """"mini" when the system prompt asks for ```mswea_bash_command blocks, else "bash"."""
+def shell_tool(tools: Any) -> ShellTool | None:
+    """The first shell-capable function tool among OpenAI-form `tools` (SHELL_TOOLS), None when there is none."""
+    for tool in tools if isinstance(tools, list) else []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        name = str(function.get("name")) if isinstance(function, dict) else ""
+        if isinstance(function, dict) and name in SHELL_TOOLS:
+            schema = (function.get("parameters") or {}).get("properties") or {}
+            argument = SHELL_TOOLS[name]
+            return ShellTool(name, argument, (schema.get(argument) or {}).get("type") == "array")
+    return None
+
+
+def dialect_of(messages: Sequence[dict[str, Any]], tools: Any = None) -> str:
+    """"tools" when a shell tool is offered, "mini" when the system prompt asks for ```mswea_bash_command
+    blocks, else "bash"."""
+    if shell_tool(tools) is not None:
+        return "tools"
     system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     return "mini" if MINI_MARK in system else "bash"
 
 
+def _prompt_texts(content: Any) -> list[str]:
+    """The user's own text pieces of one message (content parts kept apart), with CLI additions removed."""
+    parts = content if isinstance(content, list) else [content]
+    texts = [p if isinstance(p, str) else str(p.get("text") or "") if isinstance(p, dict) else "" for p in parts]
+    return [piece.strip() for text in texts for piece in CLI_ADDITIONS.split(text) if piece.strip()]
+
+
+def prompt_position(messages: Sequence[dict[str, Any]]) -> tuple[int, str]:
+    """(index, text) of the prompt an adapter gave a CLI: the first user text before any assistant message
+    that is not one of the CLI's own additions; (-1, "") when there is none."""
+    for i, m in enumerate(messages):
+        if m.get("role") == "assistant":
+            break
+        if m.get("role") == "user":
+            texts = _prompt_texts(m.get("content"))
+            if texts:
+                return i, texts[0]
+    return -1, ""
+
+
 def turns_taken(messages: Sequence[dict[str, Any]], dialect: str) -> int:
-    """Model turns already answered: assistant messages (bash); user messages after the task (mini)."""
+    """Model turns already answered: assistant messages (bash); user messages after the task (mini); runs
+    of consecutive assistant messages after the prompt (tools)."""
     if dialect == "mini":
         return max(sum(1 for m in messages if m.get("role") == "user") - 1, 0)
+    if dialect == "tools":
+        start = prompt_position(messages)[0]
+        roles = [str(m.get("role")) for m in messages[start + 1:]] if start >= 0 else []
+        return sum(1 for i, role in enumerate(roles) if role == "assistant" and (i == 0 or roles[i - 1] != "assistant"))
     return sum(1 for m in messages if m.get("role") == "assistant")
 
 
 def description_of(messages: Sequence[dict[str, Any]], dialect: str = "bash") -> str:
-    """The task description: inside <description> tags (bash) or mini's instance template, else the first
-    user message. Only the description feeds explicitness and the plan seed, never the agent's own prompt."""
+    """The task description, stripped: inside <description> tags (bash), mini's instance template, the
+    adapter's prompt (tools), else the first user message. Only the description feeds explicitness and
+    the plan seed, never the agent's own prompt."""
+    if dialect == "tools":
+        return prompt_position(messages)[1]
     for m in messages:
         content = m.get("content") or ""
         if m.get("role") == "user" and isinstance(content, str):
@@ -227,19 +296,47 @@ def description_of(messages: Sequence[dict[str, Any]], dialect: str = "bash") ->
                 found = MINI_TASK_RE.search(content)
             else:
                 found = re.search(r"<description>\n?(.*?)\n?</description>", content, re.S)
-            return found.group(1) if found else content
+            return (found.group(1) if found else content).strip()
     return ""
 
 
-def next_reply(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]]) -> tuple[str, int]:
-    """The persona's next reply text and reasoning tokens, given the conversation so far."""
-    dialect = dialect_of(messages)
+class SimTurn(NamedTuple):
+    text: str
+    reasoning_tokens: int
+    tool_calls: list[dict[str, Any]] | None  # OpenAI-shaped (the tools dialect)
+
+
+def tool_call(action: Action, tool: ShellTool, call_id: str) -> dict[str, Any]:
+    """One OpenAI tool call of the shell tool running the action's command; a "noformat" action is a call
+    without the command argument (the CLI's validation error takes the place of a format error)."""
+    command: Any = ["bash", "-lc", action.command] if tool.argv else action.command
+    arguments = {} if action.kind == "noformat" else {tool.argument: command}
+    return {"id": call_id, "type": "function", "function": {"name": tool.name, "arguments": json.dumps(arguments)}}
+
+
+def next_turn(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]],
+              tools: Any = None) -> SimTurn:
+    """The persona's next reply (text, reasoning tokens, tool calls), given the conversation so far."""
+    dialect = dialect_of(messages, tools)
     description = description_of(messages, dialect)
     system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     plan = build_plan(task, seed, persona, description, disclosed="double-quoted shell string" in system)
     turn = turns_taken(messages, dialect)
     action = plan[turn] if turn < len(plan) else Action("submit", SUBMIT, "Nothing left to do; submitting.")
-    return render(action, persona, f"{persona}|{task.id}|{seed}|{sha256_text(description)}", turn, dialect)
+    plan_seed = f"{persona}|{task.id}|{seed}|{sha256_text(description)}"
+    tool = shell_tool(tools)
+    if tool is None:
+        return SimTurn(*render(action, persona, plan_seed, turn, dialect), None)
+    head, reasoning = render(action._replace(kind="noformat"), persona, plan_seed, turn)  # the THOUGHT alone
+    if action.kind == "submit":
+        return SimTurn(head, reasoning, None)
+    return SimTurn(head, reasoning, [tool_call(action, tool, f"call_sim{sha256_text(plan_seed)[:8]}_{turn}")])
+
+
+def next_reply(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]]) -> tuple[str, int]:
+    """The persona's next reply text and reasoning tokens (the text dialects)."""
+    turn = next_turn(task, seed, persona, messages)
+    return turn.text, turn.reasoning_tokens
 
 
 class SimResponder:
@@ -265,7 +362,8 @@ class SimResponder:
         if persona not in PERSONAS:
             raise LookupError(f"unknown sim model {model!r}; choose one of {', '.join('sim/' + p for p in PERSONAS)}")
         messages = list(request.get("messages") or [])
-        text, reasoning = next_reply(self.task(task_id), seed, persona, messages)
+        turn = next_turn(self.task(task_id), seed, persona, messages, request.get("tools"))
         prefix = sum(count_message_tokens(m) for m in messages[:-1])
         cached = (prefix // PROMPT_CACHE_BLOCK) * PROMPT_CACHE_BLOCK if prefix >= PROMPT_CACHE_MIN_TOKENS else 0
-        return StubReply(text=text, cached_tokens=cached, reasoning_tokens=reasoning, simulated=True)
+        return StubReply(text=turn.text, cached_tokens=cached, reasoning_tokens=turn.reasoning_tokens, simulated=True,
+                         tool_calls=turn.tool_calls)

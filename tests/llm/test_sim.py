@@ -186,7 +186,7 @@ def test_mini_dialect_follows_the_same_plan_in_its_own_format():
 
     mini = [{"role": "system", "content": MINI_SYSTEM}, _mini_task_message(EXPLICIT)]
     assert (dialect_of(mini), dialect_of(_conversation(EXPLICIT, 0))) == ("mini", "bash")
-    assert description_of(mini, "mini") == description_of(_conversation(EXPLICIT, 0)) == EXPLICIT
+    assert description_of(mini, "mini") == description_of(_conversation(EXPLICIT, 0)) == EXPLICIT.strip()
     text, _ = next_reply(_task(), 0, "expert", mini)
     assert text.startswith("THOUGHT (SIMULATED sim/expert):")
     assert f"```mswea_bash_command\n{REF[0]}\n```" in text
