@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached
 from matchmeter.runner.agents import Agent, get_agent
-from matchmeter.runner.agents.adapters import cli_install, host_paths, needs_network, pypi_spec
+from matchmeter.runner.agents.adapters import cli_install, host_paths, install_spec, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession, GatewayAccess
 from matchmeter.runner.gateway_link import open_execution, settle_execution
@@ -168,10 +168,10 @@ def _create_sandbox(req: TrialRequest) -> _Live:
     task, config = req.task, req.configuration
     in_sandbox_model = needs_network(config)  # a CLI adapter calls its model from inside the sandbox
     via_gateway = _uses_gateway(req) and in_sandbox_model
-    # A PyPI CLI runs from an image layer on the task image wherever the backend builds images (docker;
+    # A CLI matchmeter installs runs from an image layer on the task image wherever the backend builds images (docker;
     # bwrap with an engine): then no host venv is shown to the sandbox.
     builds_images = getattr(req.backend, "builds_images", None)
-    cli = cli_install(config) if pypi_spec(config) and builds_images is not None and builds_images() else None
+    cli = cli_install(config) if install_spec(config) and builds_images is not None and builds_images() else None
     sandbox = req.backend.create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
         # With the gateway a CLI needs no network: its only way out is the gateway's socket.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -42,13 +42,19 @@ class SandboxCapabilities(BaseModel):
 
 
 class CliInstall(BaseModel):
-    """A CLI adapter's PyPI package, installed into an image layer on the task image (clilayer.py)."""
+    """A CLI adapter's package, installed into an image layer on the task image (clilayer.py)."""
 
+    kind: Literal["pypi", "pypi-binary", "npm"] = Field(
+        "pypi", description="pypi: a venv from wheels; pypi-binary: a wheel's native executable, no Python; "
+        "npm: Node from its PyPI wheel and the package's node_modules.")
     package: str
     version: str
     executable: str
-    wheelhouse: Path | None = Field(None, description="Host dir of the package's wheels and a pip wheel (containers "
-                                    "cannot reach PyPI); needed only when the layer is not built yet.")
+    binary: str = Field("", description="pypi-binary: the executable's path inside the wheel (and the layer's dir).")
+    payload: str = Field("", description="pypi-binary: the wheel directory the layer gets (the executable's "
+                         "top-level directory when empty).")
+    wheelhouse: Path | None = Field(None, description="Host dir of what was fetched for the layer (wheels, npm "
+                                    "tarballs; containers reach no registry); needed only when the layer is not built yet.")
 
 
 class SandboxRequest(BaseModel):

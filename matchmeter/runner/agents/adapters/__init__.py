@@ -9,8 +9,14 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from matchmeter.errors import UserError
 from matchmeter.runner.agents import AGENTS
-from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_wheelhouse
+from matchmeter.runner.agents.adapters.install import (
+    ensure_installed,
+    ensure_unpacked,
+    ensure_wheelhouse,
+    venv_dir,
+)
 from matchmeter.runner.sandbox import CliInstall
 
 if TYPE_CHECKING:
@@ -41,29 +47,55 @@ def needs_network(configuration: Configuration) -> bool:
     return bool(cls is not None and cls.profile().needs_network)
 
 
-def pypi_spec(configuration: Configuration) -> InstallSpec | None:
-    """The PyPI package the configuration's CLI adapter installs (None: no adapter, not PyPI, or cli_path)."""
+# Install kinds matchmeter installs itself into the CLI image layer (runner/sandbox/clilayer.py).
+LAYER_KINDS = ("pypi", "pypi-binary", "npm")
+
+
+def install_spec(configuration: Configuration) -> InstallSpec | None:
+    """The package the configuration's CLI adapter installs into its layer (None: no adapter, cli_path given,
+    or a kind matchmeter does not install)."""
     cls = adapter_class(configuration.agent.name)
     if cls is None or configuration.agent.options.get("cli_path"):
         return None
     spec = cls.profile().install
-    return spec if spec.kind == "pypi" else None
+    return spec if spec.kind in LAYER_KINDS else None
+
+
+def pypi_spec(configuration: Configuration) -> InstallSpec | None:
+    """The install spec when it is a PyPI venv (kind pypi), else None."""
+    spec = install_spec(configuration)
+    return spec if spec is not None and spec.kind == "pypi" else None
+
+
+def fetch_install(spec: InstallSpec) -> CliInstall:
+    """Fetch on the host what the layer needs (containers reach no registry) and describe the layer.
+
+    Raises:
+        UserError: the registry cannot be reached or has no such package (one line, with how to pre-fetch).
+    """
+    if spec.kind == "npm":
+        raise UserError(f"the npm install of {spec.package}@{spec.version} is not built yet", "the agent's install",
+                        "pass agent option cli_path to a CLI inside the task image")
+    house = ensure_wheelhouse(spec.package, spec.version, binary=spec.kind == "pypi-binary")
+    return CliInstall(kind=spec.kind, package=spec.package, version=spec.version, executable=spec.executable,
+                      binary=spec.binary, payload=spec.payload, wheelhouse=house)
 
 
 def cli_install(configuration: Configuration) -> CliInstall | None:
     """What a sandbox needs to run the configuration's CLI from an image layer (runner/sandbox/clilayer.py):
-    the package, and its wheels downloaded on the host (containers cannot reach PyPI)."""
-    spec = pypi_spec(configuration)
-    if spec is None:
-        return None
-    return CliInstall(package=spec.package, version=spec.version, executable=spec.executable,
-                      wheelhouse=ensure_wheelhouse(spec.package, spec.version))
+    the package, and what was fetched for it on the host."""
+    spec = install_spec(configuration)
+    return None if spec is None else fetch_install(spec)
 
 
 def host_paths(configuration: Configuration) -> list[Path]:
     """Host dirs a CLI adapter's sandbox must show read-only when no image layer can be built (bwrap with
-    no Docker engine): its venv and the Python that venv was made from (installed first if missing).
-    Nothing else of the host is visible to an isolated sandbox."""
+    no Docker engine): its venv and the Python that venv was made from (installed first if missing), or a
+    pypi-binary wheel's unpacked files. Nothing else of the host is visible to an isolated sandbox."""
+    spec = install_spec(configuration)
+    if spec is not None and spec.kind == "pypi-binary":
+        ensure_unpacked(spec.package, spec.version, spec.payload or spec.binary.split("/")[0], spec.binary)
+        return [venv_dir(spec.package, spec.version)]
     spec = pypi_spec(configuration)
     if spec is None:
         return []

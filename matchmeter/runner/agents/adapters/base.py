@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, UserError
+from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, UserError
 from matchmeter.schema import ModelCall, Step, TokenUsage
 
 if TYPE_CHECKING:
@@ -45,10 +45,17 @@ MIN_SECRET_LEN = 4  # shorter values would scrub ordinary text
 
 class InstallSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
-    kind: Literal["pypi", "npm", "binary"] = Field(description="Where the CLI comes from.")
+    kind: Literal["pypi", "pypi-binary", "npm", "binary"] = Field(
+        description="Where the CLI comes from: pypi (a venv), pypi-binary (a wheel's native executable), npm "
+        "(on Node from PyPI), binary (already in the task image; nothing installed).")
     package: str = Field(description="PyPI/npm package name (or the binary's name).")
-    version: str = Field("", description="Pinned version the profile was written for.")
+    version: str = Field("", description="Pinned version of the package.")
     executable: str = Field(description="Executable the package installs.")
+    binary: str = Field("", description="pypi-binary: the executable's path inside the wheel.")
+    payload: str = Field("", description="pypi-binary: the wheel directory the layer gets (default: the "
+                         "executable's top-level directory).")
+    cli_version: str = Field("", description="The CLI's own version when the package's differs (a wheel "
+                             "that bundles the CLI); else the package's.")
 
 
 class AdapterProfile(BaseModel):
@@ -158,6 +165,7 @@ class CLIAdapter:
             raise UserError(f"agent {self.name!r} runs its own commands; transports do not apply",
                             "--transport", "use --transport raw with CLI adapters")
         self.executable: str | None = configuration.agent.options.get("cli_path")
+        self.cli_version = ""  # what `<cli> --version` printed in the sandbox (setup), for ATIF's agent.version
 
     @classmethod
     def profile(cls) -> AdapterProfile:
@@ -184,27 +192,57 @@ class CLIAdapter:
     # ------------------------------------------------------------ the Agent protocol
 
     def setup(self, session: AgentSession) -> None:
-        if self.executable:
-            return
+        """Find the CLI's executable in the sandbox (its image layer, a host dir bound read-only, cli_path, or
+        the image's PATH) and, for a native CLI, prove it runs there (`--version`, kept as `cli_version`). A
+        CLI that is missing or broken in the sandbox is the machine's or the configuration's failure
+        (InfraError → infra_error), never the agent's: the agent never ran."""
         spec = self.PROFILE.install
-        in_image = getattr(session.sandbox, "cli_executable", None)  # the sandbox runs the CLI's image layer
-        if spec.kind == "pypi" and in_image:
-            self.executable = in_image
-        elif spec.kind == "pypi":
-            from matchmeter.runner.agents.adapters.install import ensure_installed
+        if not self.executable:
+            in_image = getattr(session.sandbox, "cli_executable", None)  # the sandbox runs the CLI's image layer
+            if in_image and spec.kind in ("pypi", "pypi-binary", "npm"):
+                self.executable = in_image
+            elif spec.kind == "pypi":
+                from matchmeter.runner.agents.adapters.install import ensure_installed
 
-            # The fallback where no layer could be built: a host venv, which bwrap (read-only) and local see.
-            self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
+                # The fallback where no layer could be built: a host venv, which bwrap (read-only) and local see.
+                self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
+            elif spec.kind == "pypi-binary":
+                from matchmeter.runner.agents.adapters.install import ensure_unpacked
+
+                self.executable = str(ensure_unpacked(spec.package, spec.version, spec.payload or
+                                                      spec.binary.split("/")[0], spec.binary))
         if self.executable:
             if session.sandbox.exec(f"test -x {shlex.quote(self.executable)}", 30).exit_code != 0:
-                raise AgentError(f"{self.executable} is not visible inside this sandbox: the sandbox was created "
-                                 "without the CLI's image layer (SandboxRequest.cli_install) or its host venv bound")
-            return
-        found = session.sandbox.exec(f"command -v {shlex.quote(spec.executable)}", 30)
-        if found.exit_code != 0 or not found.output.strip():
-            raise AgentError(f"{spec.executable} is not installed in the sandbox: install {spec.kind} package "
-                             f"{spec.package}@{spec.version or 'latest'} or pass agent option cli_path")
-        self.executable = found.output.strip().splitlines()[-1]
+                raise InfraError(f"the {self.name} CLI {self.executable} is not executable inside this sandbox: it "
+                                 "was created without the CLI's image layer (SandboxRequest.cli_install) or its host "
+                                 "dir bound, or cli_path names no executable there")
+        else:
+            found = session.sandbox.exec(f"command -v {shlex.quote(spec.executable)}", 30)
+            if found.exit_code != 0 or not found.output.strip():
+                raise InfraError(f"the {self.name} CLI ({spec.executable}) is not installed in the sandbox: install "
+                                 f"{spec.kind} package {spec.package}@{spec.version or 'latest'} into the task image "
+                                 "or pass agent option cli_path")
+            self.executable = found.output.strip().splitlines()[-1]
+        if spec.kind in ("pypi-binary", "npm", "binary"):
+            self.cli_version = self._probe_version(session)
+
+    def _probe_version(self, session: AgentSession) -> str:
+        """`<cli> --version` inside the sandbox: the line that reports its version.
+
+        Raises:
+            InfraError: it does not run there (exit code and output tail in the message).
+        """
+        assert self.executable is not None
+        home = f"/tmp/mm-version-{secrets.token_hex(4)}"
+        probe = session.sandbox.exec(f"mkdir -p {home} && HOME={home} {shlex.quote(self.executable)} --version "
+                                     f"</dev/null 2>&1; code=$?; rm -rf {home}; exit $code", 120)
+        if probe.exit_code != 0 or probe.timed_out:
+            raise InfraError(f"the {self.name} CLI does not run in the sandbox: `{self.executable} --version` "
+                             f"{'timed out' if probe.timed_out else f'exited {probe.exit_code}'}: "
+                             f"{probe.output.strip()[-300:]!r}")
+        # The line that names a version (Codex warns about its helper binaries first), else the last line.
+        lines = [line.strip() for line in probe.output.splitlines() if line.strip()]
+        return next((line for line in lines if re.search(r"\d+\.\d+", line)), lines[-1] if lines else "")
 
     def run(self, description: str, session: AgentSession) -> None:
         profile = self.PROFILE

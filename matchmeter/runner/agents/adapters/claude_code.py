@@ -80,7 +80,7 @@ def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bo
 class ClaudeCodeAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="claude-code",
-        version="2.0",
+        version="2.1.327",
         verified=False,
         approval_mode="--dangerously-skip-permissions (every tool call approved)",
         sandbox="none (matchmeter's sandbox is the boundary)",
@@ -95,7 +95,9 @@ class ClaudeCodeAdapter(CLIAdapter):
         log_location="stdout",
         wire="anthropic",
         log_format="claude stream-json JSONL (system/assistant/user/result)",
-        install=InstallSpec(kind="npm", package="@anthropic-ai/claude-code", version="", executable="claude"),
+        install=InstallSpec(kind="pypi-binary", package="claude-agent-sdk", version="0.2.184", executable="claude",
+                            binary="claude_agent_sdk/_bundled/claude", payload="claude_agent_sdk/_bundled",
+                            cli_version="2.1.327"),
         notes="Needs an Anthropic-compatible endpoint (the loopback stub is OpenAI-only): not run here.",
     )
 

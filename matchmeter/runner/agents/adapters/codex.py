@@ -25,7 +25,7 @@ from matchmeter.runner.agents.adapters.base import (
 class CodexAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="codex",
-        version="0.46",
+        version="0.163.0",
         verified=False,
         approval_mode="never (--dangerously-bypass-approvals-and-sandbox)",
         sandbox="danger-full-access (matchmeter's sandbox is the boundary)",
@@ -39,7 +39,8 @@ class CodexAdapter(CLIAdapter):
         base_url_env="OPENAI_BASE_URL",
         log_location="stdout",
         log_format="codex exec --json JSONL (item.* and turn.completed usage)",
-        install=InstallSpec(kind="npm", package="@openai/codex", version="", executable="codex"),
+        install=InstallSpec(kind="pypi-binary", package="openai-codex-cli-bin", version="0.163.0", executable="codex",
+                            binary="codex_cli_bin/bin/codex", payload="codex_cli_bin"),
         notes="Emits no model name in --json events: the effective-model check sees nothing to compare. "
               "Recent versions speak the Responses API, which the gateway serves with function tools "
               "(built-in and freeform tools are not forwarded).",

@@ -3,9 +3,17 @@ or a host venv where no layer can be built.
 
     $MATCHMETER_CLIS_DIR (default: $MATCHMETER_CACHE_DIR/clis, else ~/.cache/matchmeter/clis)
     ├── wheelhouse/<package>-<version>/ the package's wheels and a pip wheel; complete once `.matchmeter-wheels` exists
+    │                                   (kind pypi-binary: the one wheel that carries the executable, no dependencies)
     └── <package>-<version>/            a venv; complete once `.matchmeter-installed` exists
-        ├── bin/<executable>
+        ├── bin/<executable>            (kind pypi-binary: the wheel's files, unpacked, the executable at its wheel path)
         └── .matchmeter-installed        JSON: package, version, seconds the install took
+
+Kind `pypi-binary` is a wheel that carries a native executable (Codex CLI's `openai-codex-cli-bin`, the
+Claude Code binary bundled in `claude-agent-sdk`): only that wheel is downloaded (`pip download
+--no-deps`, for the image's platform: Debian bookworm's glibc 2.36 on this machine's architecture), and
+the layer gets its files, never a Python. A registry that cannot be reached, or a version it does not
+have, is a UserError naming the package, the index and how to pre-fetch (pip's own PIP_FIND_LINKS /
+PIP_NO_INDEX then serve it offline): raised at preflight, before any trial.
 
 Docker, and bwrap when a Docker engine answers, run a CLI from an image layer built on the task image
 (runner/sandbox/clilayer.py) out of the wheelhouse: containers cannot reach PyPI, so the wheels are
@@ -19,17 +27,21 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from matchmeter.errors import AgentError
+from matchmeter.errors import UserError
+from matchmeter.runner.sandbox import clilayer
 
 MARKER = ".matchmeter-installed"
 WHEELS_MARKER = ".matchmeter-wheels"
 INSTALL_TIMEOUT_S = 900.0
+# The glibc of the image every layer builds on (Debian bookworm): pip may pick any manylinux wheel up to it.
+IMAGE_GLIBC = "36"  # 2.36
 
 
 def clis_dir() -> Path:
@@ -56,7 +68,7 @@ def ensure_installed(package: str, version: str, executable: str, root: Path | N
     """Install `package==version` into its venv if missing; return the executable's host path.
 
     Raises:
-        AgentError: pip failed (the message carries the tail of pip's output).
+        UserError: pip failed (fetch_refusal: the package, the index, pip's reason, how to pre-fetch).
     """
     found = installed_executable(package, version, executable, root)
     if found:
@@ -76,10 +88,11 @@ def ensure_installed(package: str, version: str, executable: str, root: Path | N
                       f"{package}=={version}"]):
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
             if proc.returncode != 0:
-                raise AgentError(f"installing {package}=={version} failed: {(proc.stdout + proc.stderr)[-400:]}")
+                raise fetch_refusal(package, version, proc.stdout + proc.stderr, binary=False)
         exe = venv / "bin" / executable
         if not exe.exists():
-            raise AgentError(f"{package}=={version} installed no executable {executable!r}")
+            raise UserError(f"{package}=={version} installed no executable {executable!r}", "the adapter's profile",
+                            "fix the profile's install.executable")
         seconds = round(time.monotonic() - started, 1)
         (venv / MARKER).write_text(json.dumps({"package": package, "version": version, "install_s": seconds}))
     return exe
@@ -98,11 +111,34 @@ def wheelhouse_dir(package: str, version: str, root: Path | None = None) -> Path
     return (root or clis_dir()) / "wheelhouse" / f"{package}-{version}"
 
 
-def ensure_wheelhouse(package: str, version: str, root: Path | None = None) -> Path:
-    """Download `package==version`, its dependencies and pip as wheels (`pip wheel` on the host) once.
+def pip_index() -> str:
+    """The index pip fetches from, as the refusal names it."""
+    return os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple (pip's default index)"
+
+
+def fetch_refusal(package: str, version: str, output: str, binary: bool) -> UserError:
+    """One line: which package could not be fetched from which index, pip's reason, how to pre-fetch it."""
+    reason = next((line.strip() for line in reversed(output.strip().splitlines()) if line.strip()), "pip failed")
+    flags = "--no-deps --only-binary=:all: " if binary else ""
+    return UserError(f"cannot fetch the CLI {package}=={version} from PyPI ({pip_index()}): {reason[-200:]}",
+                     "the agent's install",
+                     f"pre-fetch it where PyPI answers with `pip download {flags}-d DIR '{package}=={version}'`"
+                     f"{'' if binary else ' pip'}, then set PIP_FIND_LINKS=DIR PIP_NO_INDEX=1 here")
+
+
+def _image_platforms() -> list[str]:
+    """pip's --platform for every manylinux glibc up to the image's (pip does not expand an explicit one)."""
+    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine().lower())
+    newest = int(IMAGE_GLIBC)
+    return [arg for minor in range(newest, 4, -1) for arg in ("--platform", f"manylinux_2_{minor}_{arch}")]
+
+
+def ensure_wheelhouse(package: str, version: str, root: Path | None = None, binary: bool = False) -> Path:
+    """Download `package==version`, its dependencies and pip as wheels (`pip wheel` on the host) once; with
+    `binary`, only the package's own wheel for the image's platform (`pip download --no-deps`).
 
     Raises:
-        AgentError: pip failed (the message carries the tail of pip's output).
+        UserError: pip could not fetch it (no index, no such version): see fetch_refusal.
     """
     house = wheelhouse_dir(package, version, root)
     if (house / WHEELS_MARKER).exists():
@@ -114,11 +150,44 @@ def ensure_wheelhouse(package: str, version: str, root: Path | None = None) -> P
             return house
         shutil.rmtree(house, ignore_errors=True)
         started = time.monotonic()
-        argv = [sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--wheel-dir", str(house),
-                f"{package}=={version}", "pip"]
+        quiet = [sys.executable, "-m", "pip"]
+        if binary:
+            argv = [*quiet, "download", "-q", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+                    *_image_platforms(), "--dest", str(house), f"{package}=={version}"]
+        else:
+            argv = [*quiet, "wheel", "-q", "--disable-pip-version-check", "--wheel-dir", str(house),
+                    f"{package}=={version}", "pip"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
         if proc.returncode != 0:
-            raise AgentError(f"downloading wheels of {package}=={version} failed: {(proc.stdout + proc.stderr)[-400:]}")
+            shutil.rmtree(house, ignore_errors=True)
+            raise fetch_refusal(package, version, proc.stdout + proc.stderr, binary)
         seconds = round(time.monotonic() - started, 1)
         (house / WHEELS_MARKER).write_text(json.dumps({"package": package, "version": version, "wheel_s": seconds}))
     return house
+
+
+def ensure_unpacked(package: str, version: str, payload: str, binary: str, root: Path | None = None) -> Path:
+    """The pypi-binary wheel's payload unpacked on the host (bwrap with no engine, local): the executable's path.
+
+    Raises:
+        UserError: the wheel cannot be fetched.
+        UserError: the wheel does not carry `binary` (the profile is wrong).
+    """
+    target = venv_dir(package, version, root)
+    exe = target / binary
+    if (target / MARKER).exists() and exe.exists():
+        return exe
+    house = ensure_wheelhouse(package, version, root, binary=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / MARKER).exists() and exe.exists():
+            return exe
+        shutil.rmtree(target, ignore_errors=True)
+        started = time.monotonic()
+        clilayer.unpack_payload(clilayer.the_wheel(house, package), payload, target)
+        if not exe.exists():
+            raise UserError(f"{package}=={version}'s wheel carries no {binary!r}", "the adapter's profile",
+                            "fix the profile's install.binary")
+        seconds = round(time.monotonic() - started, 1)
+        (target / MARKER).write_text(json.dumps({"package": package, "version": version, "install_s": seconds}))
+    return exe
