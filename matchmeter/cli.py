@@ -334,21 +334,27 @@ app.add_typer(agents_app, name="agents")
 def agents_profiles(
     as_json: bool = typer.Option(False, "--json", help="Print the profiles as a JSON list."),
 ) -> None:
-    """Every CLI adapter's profile: version, verified, approval mode, sandbox, flags, prompt mode, log format."""
+    """Every CLI adapter's profile: version, verified, approval mode, prompt mode, log, install kind, and
+    whether its install can happen on this machine now (a short request to its registry, or the cache)."""
     from matchmeter.runner.agents.adapters import profiles
+    from matchmeter.runner.agents.adapters.readiness import readiness
 
-    found = profiles()
+    found = [(p, readiness(p)) for p in profiles()]
     if as_json:
         import json
 
-        typer.echo(json.dumps([p.model_dump(mode="json") for p in found], indent=2))
+        typer.echo(json.dumps([{**p.model_dump(mode="json"), "runs_here": {"ready": r.ready, "reason": r.reason}}
+                               for p, r in found], indent=2))
         return
     from rich.table import Table
 
-    table = Table("name", "version", "verified", "approval mode", "prompt", "model flag", "log", "install")
-    for p in found:
+    table = Table("name", "version", "verified", "approval mode", "prompt", "model flag", "log", "install",
+                  "runs here now")
+    for p, r in found:
+        install = f"{p.install.kind}:{p.install.package}" + (f"=={p.install.version}" if p.install.version else "")
         table.add_row(p.name, p.version, "yes" if p.verified else "no", p.approval_mode.split(" (")[0], p.prompt_mode,
-                      p.model_flag or "-", p.log_location, f"{p.install.kind}:{p.install.package}")
+                      p.model_flag or "-", p.log_location, install,
+                      f"{'yes' if r.ready else 'no'}: {r.reason.split(' (')[0].split(';')[0]}")  # --json: in full
     _console().print(table)
 
 

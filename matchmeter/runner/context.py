@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from matchmeter.errors import UserError
 from matchmeter.runner.agents import get_agent
+from matchmeter.runner.agents.adapters import preflight_install
 from matchmeter.runner.endpoints import announce_first_errors, model_endpoints, preflight_models
 from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
 from matchmeter.runner.store import RunStore
@@ -98,8 +99,10 @@ class RunSpec:
     ray_address: str | None = None  # with executor "ray": the cluster's HOST:PORT
 
     def preflight(self) -> Preflighted:
-        """The backend, checked; the executor known; every agent instantiated once and every model endpoint
-        called once, so unknown agents, bad options or unusable endpoints fail before anything is stored.
+        """The backend, checked; the executor known; every agent instantiated once, its CLI fetched
+        (adapters.preflight_install: a registry that cannot be reached is one line here) and every model
+        endpoint called once, so unknown agents, bad options, unfetchable CLIs or unusable endpoints fail
+        before anything is stored.
         On Ray the cluster is checked instead of this machine's backend: some live node must offer the
         backend and fit every task, with a Docker engine where a task's image is built (each node preflights
         its own backend and the task's FROM images, the --base-alias map applied)."""
@@ -111,8 +114,11 @@ class RunSpec:
         else:
             backend.preflight()
             check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
+        builds_images = getattr(backend, "builds_images", None)
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
+            if self.executor != "ray":  # a Ray node fetches its CLIs itself, from where it runs
+                preflight_install(configuration, builds_images is not None and bool(builds_images()))
         preflight_models(model_endpoints(self.configurations))
         return Preflighted(self, backend)
 

@@ -17,6 +17,7 @@ from matchmeter.runner.agents.adapters.install import (
     ensure_wheelhouse,
     venv_dir,
 )
+from matchmeter.runner.agents.adapters.npm import ensure_npm_prefix
 from matchmeter.runner.sandbox import CliInstall
 
 if TYPE_CHECKING:
@@ -74,11 +75,37 @@ def fetch_install(spec: InstallSpec) -> CliInstall:
         UserError: the registry cannot be reached or has no such package (one line, with how to pre-fetch).
     """
     if spec.kind == "npm":
-        raise UserError(f"the npm install of {spec.package}@{spec.version} is not built yet", "the agent's install",
-                        "pass agent option cli_path to a CLI inside the task image")
-    house = ensure_wheelhouse(spec.package, spec.version, binary=spec.kind == "pypi-binary")
+        house = ensure_npm_prefix(spec.package, spec.version, spec.executable)
+    else:
+        house = ensure_wheelhouse(spec.package, spec.version, binary=spec.kind == "pypi-binary")
     return CliInstall(kind=spec.kind, package=spec.package, version=spec.version, executable=spec.executable,
                       binary=spec.binary, payload=spec.payload, wheelhouse=house)
+
+
+def preflight_install(configuration: Configuration, builds_images: bool) -> None:
+    """Fetch, before any trial, what the configuration's CLI needs on this machine: the layer's files where
+    the backend builds images, else the host venv or unpacked wheel a sandbox is shown read-only.
+
+    Raises:
+        UserError: a registry cannot be reached or lacks the package (one line: package, registry, how to
+            pre-fetch), the kind needs an image layer and the backend builds none, or the profile says the
+            CLI cannot run here (AdapterProfile.blocked).
+    """
+    cls = adapter_class(configuration.agent.name)
+    if cls is not None and cls.profile().blocked and not configuration.agent.options.get("cli_path"):
+        raise UserError(f"the {cls.profile().name} CLI cannot run here: {cls.profile().blocked}", "--agent",
+                        "pass agent option cli_path to a working install inside the task image")
+    spec = install_spec(configuration)
+    if spec is None:
+        return
+    if builds_images:
+        fetch_install(spec)
+    elif spec.kind == "npm":
+        raise UserError(f"the npm CLI {spec.package}@{spec.version} runs from an image layer, and this backend "
+                        "builds none", "--backend", "start a Docker engine (bwrap uses it to build the layer) or "
+                        "use --backend docker")
+    else:
+        host_paths(configuration)
 
 
 def cli_install(configuration: Configuration) -> CliInstall | None:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, UserError
+from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_unpacked
 from matchmeter.schema import ModelCall, Step, TokenUsage
 
 if TYPE_CHECKING:
@@ -56,6 +57,13 @@ class InstallSpec(BaseModel):
                          "executable's top-level directory).")
     cli_version: str = Field("", description="The CLI's own version when the package's differs (a wheel "
                              "that bundles the CLI); else the package's.")
+
+
+def npm_unchecked(version: str, parser_version: str) -> str:
+    """The profile note of an npm CLI pinned where no npm registry answers."""
+    return (f"npm {version}: the latest in the workplace's npm package list, not checked with npm here (no npm "
+            f"registry on this machine); parser written against {parser_version}; the CLI itself not run here "
+            "(the npm install path is proven with a locally packed tarball).")
 
 
 class AdapterProfile(BaseModel):
@@ -82,6 +90,8 @@ class AdapterProfile(BaseModel):
     needs_network: bool = Field(True, description="The CLI calls a model endpoint from inside the sandbox.")
     wire: Literal["openai", "anthropic", "gemini"] = Field(
         "openai", description="The model API the CLI speaks (the gateway serves all three).")
+    blocked: str = Field("", description="Why this CLI cannot run on this kind of machine at all ('' = nothing "
+                         "known); `agents profiles` shows it.")
     notes: str = ""
 
 
@@ -202,13 +212,9 @@ class CLIAdapter:
             if in_image and spec.kind in ("pypi", "pypi-binary", "npm"):
                 self.executable = in_image
             elif spec.kind == "pypi":
-                from matchmeter.runner.agents.adapters.install import ensure_installed
-
                 # The fallback where no layer could be built: a host venv, which bwrap (read-only) and local see.
                 self.executable = str(ensure_installed(spec.package, spec.version, spec.executable))
             elif spec.kind == "pypi-binary":
-                from matchmeter.runner.agents.adapters.install import ensure_unpacked
-
                 self.executable = str(ensure_unpacked(spec.package, spec.version, spec.payload or
                                                       spec.binary.split("/")[0], spec.binary))
         if self.executable:

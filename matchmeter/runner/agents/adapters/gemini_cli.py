@@ -18,6 +18,7 @@ from matchmeter.runner.agents.adapters.base import (
     as_int,
     inclusive_usage,
     last_json_object,
+    npm_unchecked,
 )
 from matchmeter.schema import ModelCall, Step
 
@@ -25,7 +26,7 @@ from matchmeter.schema import ModelCall, Step
 class GeminiCliAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="gemini-cli",
-        version="0.9",
+        version="0.61.0",
         verified=False,
         approval_mode="--yolo (every tool call approved)",
         sandbox="none (--sandbox off; matchmeter's sandbox is the boundary)",
@@ -40,9 +41,10 @@ class GeminiCliAdapter(CLIAdapter):
         log_location="stdout",
         wire="gemini",
         log_format="gemini --output-format json (response + stats.models tokens)",
-        install=InstallSpec(kind="npm", package="@google/gemini-cli", version="", executable="gemini"),
+        install=InstallSpec(kind="npm", package="@google/gemini-cli", version="0.61.0", executable="gemini"),
         notes="Speaks the Gemini API: through the gateway (GOOGLE_GEMINI_BASE_URL, the token as GEMINI_API_KEY), "
-              "text only (function calls are not forwarded); the npm CLI itself is not run here.",
+              "text only (function calls are not forwarded); the npm CLI itself is not run here. "
+              + npm_unchecked("0.61.0", "0.9"),
     )
 
     @classmethod

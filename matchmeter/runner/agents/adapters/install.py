@@ -28,6 +28,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -118,7 +119,10 @@ def pip_index() -> str:
 
 def fetch_refusal(package: str, version: str, output: str, binary: bool) -> UserError:
     """One line: which package could not be fetched from which index, pip's reason, how to pre-fetch it."""
-    reason = next((line.strip() for line in reversed(output.strip().splitlines()) if line.strip()), "pip failed")
+    unreachable = re.search(r"(Failed to establish a new connection: [^\"')]*|Name or service not known|"
+                            r"Temporary failure in name resolution|ProxyError[^\"')]*|Read timed out)", output)
+    last = next((line.strip() for line in reversed(output.strip().splitlines()) if line.strip()), "pip failed")
+    reason = f"the index cannot be reached ({unreachable.group(1).strip()})" if unreachable else last
     flags = "--no-deps --only-binary=:all: " if binary else ""
     return UserError(f"cannot fetch the CLI {package}=={version} from PyPI ({pip_index()}): {reason[-200:]}",
                      "the agent's install",

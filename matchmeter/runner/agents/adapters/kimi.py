@@ -40,7 +40,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
 class KimiAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="kimi",
-        version="1.52.0",
+        version="1.51.0",
         verified=False,
         approval_mode="yolo (implied by --print)",
         sandbox="none (matchmeter's sandbox is the boundary)",
@@ -53,8 +53,12 @@ class KimiAdapter(CLIAdapter):
         base_url_env="KIMI_BASE_URL",
         log_location="stdout",
         log_format="kimi --print stream-json JSONL (assistant/tool messages; no usage)",
-        install=InstallSpec(kind="pypi", package="kimi-cli", version="1.52.0", executable="kimi"),
-        notes="Token usage is not on stdout: model calls carry a null cost with a reason.",
+        install=InstallSpec(kind="pypi", package="kimi-cli", version="1.51.0", executable="kimi"),
+        blocked="kimi-cli needs Python >= 3.12 (Requires-Python of every version since 0.69) and the task image's "
+                "Python is Debian bookworm's 3.11; no Python >= 3.12 comes from PyPI or bookworm's packages",
+        notes="Pinned 1.51.0, the last working kimi-cli: 1.52.0, the newest on PyPI, is the archived package's "
+              "deprecation stub (prints 'no longer maintained', points at Kimi Code CLI, exits 0), and Kimi Code CLI "
+              "is not published on PyPI. Token usage is not on stdout: model calls carry a null cost with a reason.",
     )
 
     @classmethod

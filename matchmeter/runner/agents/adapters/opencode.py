@@ -23,6 +23,7 @@ from matchmeter.runner.agents.adapters.base import (
     as_int,
     epoch,
     json_lines,
+    npm_unchecked,
     strip_provider,
 )
 from matchmeter.schema import TokenUsage, utcnow
@@ -33,7 +34,7 @@ PROVIDER = "matchmeter"
 class OpenCodeAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="opencode",
-        version="1.0",
+        version="1.18.33",
         verified=False,
         approval_mode="allow (permission config: every tool allowed)",
         sandbox="none (matchmeter's sandbox is the boundary)",
@@ -46,7 +47,8 @@ class OpenCodeAdapter(CLIAdapter):
         model_prefix="keep",
         log_location="stdout",
         log_format="opencode run --format json JSONL (tool_use, step_finish tokens)",
-        install=InstallSpec(kind="npm", package="opencode-ai", version="", executable="opencode"),
+        install=InstallSpec(kind="npm", package="opencode-ai", version="1.18.33", executable="opencode"),
+        notes=npm_unchecked("1.18.33", "1.0"),
     )
 
     def extra_args(self, ctx: RunContext) -> list[str]:

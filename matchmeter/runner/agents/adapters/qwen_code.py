@@ -14,6 +14,7 @@ from matchmeter.runner.agents.adapters.base import (
     InstallSpec,
     ParsedLog,
     json_array_or_lines,
+    npm_unchecked,
 )
 from matchmeter.runner.agents.adapters.claude_code import parse_message_events
 
@@ -21,7 +22,7 @@ from matchmeter.runner.agents.adapters.claude_code import parse_message_events
 class QwenCodeAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="qwen-code",
-        version="0.2",
+        version="0.24.4",
         verified=False,
         approval_mode="--yolo (every tool call approved)",
         sandbox="none (matchmeter's sandbox is the boundary)",
@@ -35,7 +36,8 @@ class QwenCodeAdapter(CLIAdapter):
         base_url_env="OPENAI_BASE_URL",
         log_location="stdout",
         log_format="qwen --output-format json (array of system/assistant/user/result messages)",
-        install=InstallSpec(kind="npm", package="@qwen-code/qwen-code", version="", executable="qwen"),
+        install=InstallSpec(kind="npm", package="@qwen-code/qwen-code", version="0.24.4", executable="qwen"),
+        notes=npm_unchecked("0.24.4", "0.2"),
     )
 
     @classmethod
