@@ -36,7 +36,7 @@ Dialects: the persona speaks the reply format of the agent that calls it, told a
   assistant messages with nothing between them are one turn (a text item and a function call item of
   one Responses reply arrive as two messages).
 The plan itself does not depend on the dialect: the same persona, task, seed and description act alike
-(descriptions are compared without surrounding whitespace: CLIs append a newline to the prompt).
+(descriptions are compared in a normal form, `normal_description`: CLIs add a newline to the prompt).
 """
 
 from __future__ import annotations
@@ -118,6 +118,13 @@ def explicitness(description: str) -> float:
     return round(0.6 * min(1.0, words / 150) + 0.4 * min(1.0, markers / 4), 4)
 
 
+def normal_description(description: str) -> str:
+    """The description without surrounding whitespace, ending in one newline. CLIs add or drop a newline
+    at the end of the prompt they are given, so a plan cannot depend on it; the newline is kept because
+    instruction files end in one, so the bash and mini dialects' plans of file descriptions stay as they were."""
+    return description.strip() + "\n"
+
+
 def _rng(*parts: object) -> random.Random:
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()
     return random.Random(int(digest[:16], 16))
@@ -178,7 +185,9 @@ def escape_for_double_quotes(command: str) -> str:
 
 def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclosed: bool = False,
                explicitness_fn: Callable[[str], float] = explicitness) -> list[Action]:
-    """The persona's whole plan for one (task, seed, description); deterministic."""
+    """The persona's whole plan for one (task, seed, description); deterministic. The description counts in
+    its normal form (`normal_description`), so every dialect plays one plan."""
+    description = normal_description(description)
     if persona not in PERSONAS:
         raise LookupError(f"unknown sim persona {persona!r}; choose one of {', '.join(PERSONAS)}")
     rng = _rng(persona, task.id, seed, sha256_text(description))
@@ -323,7 +332,7 @@ def next_turn(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[s
     plan = build_plan(task, seed, persona, description, disclosed="double-quoted shell string" in system)
     turn = turns_taken(messages, dialect)
     action = plan[turn] if turn < len(plan) else Action("submit", SUBMIT, "Nothing left to do; submitting.")
-    plan_seed = f"{persona}|{task.id}|{seed}|{sha256_text(description)}"
+    plan_seed = f"{persona}|{task.id}|{seed}|{sha256_text(normal_description(description))}"
     tool = shell_tool(tools)
     if tool is None:
         return SimTurn(*render(action, persona, plan_seed, turn, dialect), None)
