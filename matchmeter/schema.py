@@ -252,6 +252,8 @@ class Step(BaseModel):
 class Trajectory(BaseModel):
     schema_version: int = SCHEMA_VERSION
     agent: str = ""
+    agent_version: str = Field("", description="The agent CLI's own version: what its --version printed in the "
+                               "sandbox, else its profile's pinned install ('' for built-in agents).")
     model: str | None = None
     steps: list[Step] = Field(default_factory=list)
     model_calls: list[ModelCall] = Field(default_factory=list)

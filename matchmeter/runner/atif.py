@@ -2,8 +2,10 @@
 
 Shape written (only fields that exist in ATIF-v1.4):
 
-- `session_id` = the execution key; `agent` = {name, version, model_name}; `version` is the pinned
-  agent version, or `matchmeter-<version>` for built-in agents.
+- `session_id` = the execution key; `agent` = {name, version, model_name}; `version` is a CLI's own
+  version (what its `--version` printed in the sandbox, else its profile's pinned install:
+  `Trajectory.agent_version`), else the configuration's pinned agent version, else
+  `matchmeter-<version>` for built-in agents.
 - Step 1 is a `user` step holding the description the agent was given, so a trajectory is never
   empty (ATIF requires at least one step) even when the agent did nothing.
 - Then one `agent` step per model call, in order, with that call's `metrics` (prompt tokens include

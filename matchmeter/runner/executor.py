@@ -130,7 +130,8 @@ def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Call
 
 def atif_of(item: PlannedExecution, outcome: TrialOutcome) -> dict[str, Any]:
     return to_atif(outcome.trajectory, session_id=item.key, instruction=item.description.text,
-                   agent_version=item.configuration.agent.version or builtin_agent_version())
+                   agent_version=outcome.trajectory.agent_version or item.configuration.agent.version
+                   or builtin_agent_version())
 
 
 def _run_one(item: PlannedExecution, shared: TrialShared) -> ExecutionResult:

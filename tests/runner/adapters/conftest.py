@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -9,7 +12,17 @@ from typing import Any, NamedTuple
 import pytest
 
 from matchmeter.llm.stub_server import StubServer
-from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.agents import AGENTS
+from matchmeter.runner.agents.adapters import ADAPTERS
+from matchmeter.runner.agents.adapters.base import (
+    AdapterProfile,
+    CLIAdapter,
+    InstallSpec,
+    LogReader,
+    ParsedLog,
+)
+from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name, prefix_dir
+from matchmeter.runner.sandbox import baseimage, get_backend, rootfs
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description
 from matchmeter.tasks.loader import load_task
@@ -68,3 +81,73 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
             logs_dir=logs, allow_incompatible=allow_incompatible,
         ))
         return LiveRun(outcome, stub.stats.to_json(), logs)
+
+
+# ------------------------------------------------------------------ the npm install path, offline
+
+NPM_HELLO_DIR = Path(__file__).resolve().parents[2] / "data" / "npm-hello-cli"
+
+
+class HelloNpmAdapter(CLIAdapter):
+    """A CLI adapter of the tiny npm CLI in tests/data/npm-hello-cli (a real `npm pack` tarball, installed with
+    the npm kind): `mm-hello --copy data/input.txt out.txt` solves write_task's copy-file task. Not a model
+    CLI: it calls no model, so it runs without a gateway."""
+
+    PROFILE = AdapterProfile(
+        name="npm-hello", version="1.0.0", verified=False, approval_mode="none", sandbox="none",
+        flags=("--copy", "data/input.txt", "out.txt"), prompt_mode="argv", log_location="stdout",
+        log_format="one line", needs_network=False,
+        install=InstallSpec(kind="npm", package="mm-hello-cli", version="1.0.0", executable="mm-hello"))
+
+    @classmethod
+    def parse_log(cls, text: str) -> ParsedLog:
+        log = LogReader()
+        log.step(command="mm-hello --copy data/input.txt out.txt", output=text.strip())
+        return log.parsed()
+
+
+def pack_npm_hello(dest: Path) -> Path:
+    """`npm pack` of tests/data/npm-hello-cli with npm from PyPI's Node wheel (the host's own Node, if any, is
+    not used); returns the tarball."""
+    node = host_node(machine_clis_dir())
+    npm_cli = node.parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    proc = subprocess.run([str(node), str(npm_cli), "pack", "--pack-destination", str(dest)], cwd=NPM_HELLO_DIR,
+                          capture_output=True, text=True, env={**os.environ, "npm_config_cache": str(dest / ".npm")},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    return dest / packed_name("mm-hello-cli", "1.0.0")
+
+
+@pytest.fixture(scope="session")
+def npm_hello_tarballs(tmp_path_factory) -> Path:
+    """A directory holding the packed npm-hello tarball, as MATCHMETER_NPM_TARBALLS would name it. The CLI's
+    installed prefix in the machine's cache, its layer images and their bwrap exports are removed first (a
+    layer is keyed by package and version, and this package's content changes with the tests), so this
+    session installs it from the tarball and builds its layers."""
+    dest = tmp_path_factory.mktemp("npm-tarballs")
+    assert pack_npm_hello(dest).is_file()
+    shutil.rmtree(prefix_dir("mm-hello-cli", "1.0.0", machine_clis_dir()), ignore_errors=True)
+    client = baseimage.docker_client()
+    try:
+        for image in client.images.list(name="matchmeter-cli-npm-mm-hello-cli-1.0.0"):
+            for tag in image.tags:
+                client.images.remove(tag, force=True)
+    finally:
+        client.close()
+    for exported in rootfs.rootfs_parent().glob("image-*"):
+        if '"matchmeter-cli-npm-mm-hello-cli-1.0.0:' in (exported / rootfs.MARKER).read_text(errors="replace"):
+            shutil.rmtree(exported)
+    return dest
+
+
+@pytest.fixture
+def npm_hello(npm_hello_tarballs, monkeypatch) -> Path:
+    """The npm-hello adapter registered as agent `npm-hello`, its tarball served offline, npm's cache private."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    monkeypatch.setenv(TARBALLS_ENV, str(npm_hello_tarballs))
+    monkeypatch.setenv("npm_config_cache", str(npm_hello_tarballs / ".npm"))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing may come from a registry
+    target = "tests.runner.adapters.conftest:HelloNpmAdapter"
+    monkeypatch.setitem(AGENTS, "npm-hello", target)
+    monkeypatch.setitem(ADAPTERS, "npm-hello", target)
+    return npm_hello_tarballs

@@ -231,6 +231,9 @@ class CLIAdapter:
             self.executable = found.output.strip().splitlines()[-1]
         if spec.kind in ("pypi-binary", "npm", "binary"):
             self.cli_version = self._probe_version(session)
+        # ATIF's agent.version is the CLI's, not matchmeter's: as it reported it, else the pinned install's
+        pinned = "" if self.configuration.agent.options.get("cli_path") else spec.cli_version or spec.version
+        session.trajectory.agent_version = self.cli_version or pinned
 
     def _probe_version(self, session: AgentSession) -> str:
         """`<cli> --version` inside the sandbox: the line that reports its version.

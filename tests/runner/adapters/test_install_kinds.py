@@ -1,0 +1,115 @@
+"""Install kinds without a sandbox (issue 38): the refusals a run gives before any trial when a CLI cannot be
+fetched or cannot run here, what `agents profiles` says about each install, and how a wheel's payload is
+unpacked. The layers themselves, on docker and bwrap, are in test_cli_layer.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from matchmeter.cli import app
+from matchmeter.errors import SandboxError
+from matchmeter.runner.sandbox import clilayer
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _run(tmp_path: Path, agent: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "matchmeter.cli", "run", "--agent", agent, "--model", "sim/expert", "--task",
+         "cleanup-old-tmp", "--backend", "local", "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "MATCHMETER_CLIS_DIR": str(tmp_path / "clis"), **env})
+
+
+def test_a_cli_that_cannot_be_fetched_stops_the_run_before_any_trial(tmp_path):
+    """Failed on the old code: the run went on, scored the missing Codex CLI as the agent's failure
+    (agent_error, reward 0) and exited 0."""
+    proc = _run(tmp_path, "codex", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_NO_CACHE_DIR="1")
+    assert proc.returncode == 2
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("error:")]  # (local warns it is not isolated)
+    assert line.startswith("error: cannot fetch the CLI openai-codex-cli-bin==0.163.0 from PyPI "
+                           "(http://127.0.0.1:9/simple): the index cannot be reached (")
+    assert "pip download --no-deps --only-binary=:all: -d DIR 'openai-codex-cli-bin==0.163.0'" in line
+    assert "PIP_FIND_LINKS=DIR PIP_NO_INDEX=1" in line
+    assert not (tmp_path / "run").exists()  # nothing stored
+    assert not list((tmp_path / "clis" / "wheelhouse").glob("*/*"))  # no half-fetched wheelhouse left
+
+
+def test_a_cli_that_cannot_run_here_is_refused_with_its_reason(tmp_path):
+    proc = _run(tmp_path, "kimi")
+    assert proc.returncode == 2
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("error:")]  # (local warns it is not isolated)
+    assert line.startswith("error: the kimi CLI cannot run here: kimi-cli needs Python >= 3.12")
+    assert not (tmp_path / "run").exists()
+
+
+def test_agents_profiles_says_each_install_kind_and_whether_it_can_happen_now(tmp_path, monkeypatch):
+    wheels, tarballs = tmp_path / "wheels", tmp_path / "tarballs"
+    wheels.mkdir()
+    tarballs.mkdir()
+    (wheels / "claude_agent_sdk-0.2.184-py3-none-manylinux_2_17_x86_64.whl").write_bytes(b"")
+    (tarballs / "google-gemini-cli-0.61.0.tgz").write_bytes(b"")  # what `npm pack @google/gemini-cli@0.61.0` writes
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(tmp_path / "clis"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setenv("MATCHMETER_NPM_TARBALLS", str(tarballs))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/profiles-test/")
+    out = CliRunner().invoke(app, ["agents", "profiles", "--json"])
+    assert out.exit_code == 0
+    listed = {p["name"]: p for p in json.loads(out.stdout)}
+    kinds = {name: (p["install"]["kind"], p["install"]["version"]) for name, p in listed.items()}
+    assert kinds == {"mini-swe-agent": ("pypi", "2.4.6"), "aider": ("pypi", "0.86.2"),
+                     "codex": ("pypi-binary", "0.163.0"), "claude-code": ("pypi-binary", "0.2.184"),
+                     "qwen-code": ("npm", "0.24.4"), "gemini-cli": ("npm", "0.61.0"), "kimi": ("pypi", "1.51.0"),
+                     "opencode": ("npm", "1.18.33")}
+    ready = {name: p["runs_here"]["ready"] for name, p in listed.items()}
+    assert ready == {"mini-swe-agent": False, "aider": False, "codex": False, "claude-code": True,
+                     "qwen-code": False, "gemini-cli": True, "kimi": False, "opencode": False}
+    reasons = {name: p["runs_here"]["reason"] for name, p in listed.items()}
+    assert reasons["claude-code"] == f"pre-fetched in PIP_FIND_LINKS={wheels}"
+    assert reasons["codex"] == "PIP_NO_INDEX is set and PIP_FIND_LINKS holds no wheel of it"
+    assert reasons["gemini-cli"] == f"local tarball {tarballs / 'google-gemini-cli-0.61.0.tgz'}"
+    assert reasons["qwen-code"].startswith("npm registry unreachable (http://127.0.0.1:9/profiles-test/: ")
+    assert "npm pack @qwen-code/qwen-code@0.24.4" in reasons["qwen-code"]
+    assert reasons["kimi"].startswith("kimi-cli needs Python >= 3.12")
+    assert listed["claude-code"]["install"]["cli_version"] == "2.1.327"
+    table = CliRunner().invoke(app, ["agents", "profiles"], env={"COLUMNS": "250"})
+    assert "pypi-binary:openai-codex-cli-bin==0.163.0" in table.stdout
+    assert "no: npm registry unreachable" in table.stdout
+
+
+def _wheel(path: Path, entries: dict[str, tuple[bytes, int]]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, (data, mode) in entries.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = mode << 16
+            archive.writestr(info, data)
+    return path
+
+
+def test_a_wheels_payload_is_unpacked_at_its_wheel_paths_readable_and_executable_by_all(tmp_path):
+    wheel = _wheel(tmp_path / "tool_bin-1.0-py3-none-any.whl", {
+        "tool_bin/bin/tool": (b"#!/bin/sh\necho tool\n", 0o700), "tool_bin/data.txt": (b"x", 0o600),
+        "tool_bin-1.0.dist-info/METADATA": (b"", 0o644), "other/x": (b"", 0o644)})
+    assert clilayer.the_wheel(tmp_path, "tool-bin") == wheel
+    unpacked = clilayer.unpack_payload(wheel, "tool_bin", tmp_path / "out")
+    assert sorted(unpacked) == ["tool_bin/bin/tool", "tool_bin/data.txt"]
+    assert (tmp_path / "out" / "tool_bin" / "bin" / "tool").stat().st_mode & 0o777 == 0o755
+    assert (tmp_path / "out" / "tool_bin" / "data.txt").stat().st_mode & 0o777 == 0o644
+    assert not (tmp_path / "out" / "other").exists()
+
+
+def test_a_wheel_entry_that_would_leave_the_layer_dir_is_refused(tmp_path):
+    wheel = _wheel(tmp_path / "evil-1.0-py3-none-any.whl", {"evil/../../escaped": (b"x", 0o644)})
+    with pytest.raises(SandboxError, match="outside the wheel's tree"):
+        clilayer.unpack_payload(wheel, "evil", tmp_path / "out" / "deep")
+    assert not (tmp_path / "escaped").exists()
+    assert not (tmp_path / "out" / "escaped").exists()
