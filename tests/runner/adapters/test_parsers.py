@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 
@@ -21,27 +22,51 @@ def jsonl(*events: dict) -> str:
     return "\n".join(json.dumps(e) for e in events) + "\n"
 
 
+# Lines of `codex exec --json` as Codex CLI 0.163.0 wrote them here (a run through the gateway: an exec_command
+# call, a failing one, an apply_patch call, the final message), with the warnings it prints before them.
+CODEX_0_163_LOG = """\
+WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir "/tmp" (codex_home: AbsolutePathBuf("/tmp/mm-agent-codex-626bd39a"))
+Reading prompt from stdin...
+{"type":"thread.started","thread_id":"01a23b55-a935-7262-81c3-c6513b547f48"}
+{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Model metadata for `stub/scripted` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."}}
+{"type":"turn.started"}
+{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"/bin/bash -lc 'cp data/input.txt out.txt'","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"/bin/bash -lc 'cp data/input.txt out.txt'","aggregated_output":"","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_2","type":"command_execution","command":"/bin/bash -lc 'cat nope'","aggregated_output":"cat: nope: No such file or directory\\n","exit_code":1,"status":"failed"}}
+{"type":"item.started","item":{"id":"item_3","type":"file_change","changes":[{"path":"/tmp/cxw-f3_o34xl/hello.txt","kind":"add"}],"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_3","type":"file_change","changes":[{"path":"/tmp/cxw-f3_o34xl/hello.txt","kind":"add"}],"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_4","type":"agent_message","text":"done"}}
+{"type":"turn.completed","usage":{"input_tokens":9966,"cached_input_tokens":9000,"cache_write_input_tokens":0,"output_tokens":35,"reasoning_output_tokens":7}}
+"""
+
+
 def test_codex_exec_json():
-    log = "Reading prompt from argv\n" + jsonl(
-        {"type": "thread.started", "thread_id": "th_1"},
-        {"type": "turn.started"},
-        {"type": "item.started", "item": {"id": "i0", "type": "command_execution", "command": "ls", "status": "in_progress"}},
-        {"type": "item.completed", "item": {"id": "i0", "type": "command_execution", "command": "bash -lc ls",
-                                            "aggregated_output": "a.txt\n", "exit_code": 0, "status": "completed"}},
-        {"type": "item.completed", "item": {"id": "i1", "type": "command_execution", "command": "cat nope",
-                                            "aggregated_output": "cat: nope: No such file\n", "exit_code": 1}},
-        {"type": "item.completed", "item": {"id": "i2", "type": "file_change", "changes": [{"path": "a.txt", "kind": "update"}]}},
-        {"type": "item.completed", "item": {"id": "i3", "type": "agent_message", "text": "Done."}},
-        {"type": "turn.completed", "usage": {"input_tokens": 1200, "cached_input_tokens": 1000, "output_tokens": 90,
-                                             "reasoning_output_tokens": 40}},
-    )
-    parsed = CodexAdapter.parse_log(log)
-    assert [s.command for s in parsed.steps] == ["bash -lc ls", "cat nope", None]
-    assert [s.exit_code for s in parsed.steps] == [0, 1, None]
-    assert parsed.steps[2].tool_call == {"name": "file_change", "changes": [{"path": "a.txt", "kind": "update"}]}
-    assert [c.tokens for c in parsed.calls] == [TokenUsage(input=200, cached_input=1000, output=50, reasoning=40)]
+    parsed = CodexAdapter.parse_log(CODEX_0_163_LOG)
+    # the shell wrapper Codex reports is removed: the step is the command the model asked for
+    assert [s.command for s in parsed.steps] == ["cp data/input.txt out.txt", "cat nope", None]
+    assert [s.exit_code for s in parsed.steps] == [0, 1, 0]
+    assert parsed.steps[1].output == "cat: nope: No such file or directory\n"
+    assert parsed.steps[2].tool_call == {"name": "apply_patch", "arguments": {
+        "changes": [{"path": "/tmp/cxw-f3_o34xl/hello.txt", "kind": "add"}]}}
+    # one call per turn (the turn's requests summed), inclusive totals split into our classes
+    assert [c.tokens for c in parsed.calls] == [TokenUsage(input=966, cached_input=9000, output=28, reasoning=7)]
     assert parsed.reported_models == []  # codex --json names no model
-    assert parsed.final_message == "Done."
+    assert parsed.final_message == "done"
+
+
+HEREDOC = "git -C notes commit -q -F - <<'EOF'\nFix \"quoted\" $PATH\nEOF"
+
+
+@pytest.mark.parametrize(("reported", "ran"), [
+    ("/bin/bash -lc 'cp data/input.txt out.txt'", "cp data/input.txt out.txt"),
+    ("bash -c " + shlex.quote(HEREDOC), HEREDOC),  # quoted the way Codex quotes it
+    ("/bin/bash -lc 'a' extra", "/bin/bash -lc 'a' extra"),  # not a plain wrapper: kept as reported
+    ("ls 'unclosed", "ls 'unclosed"),
+])
+def test_codex_shell_wrapper_is_removed_only_when_it_is_one(reported, ran):
+    from matchmeter.runner.agents.adapters.codex import unwrap_shell
+
+    assert unwrap_shell(reported) == ran
 
 
 CLAUDE_EVENTS = [

@@ -1,0 +1,210 @@
+"""Codex CLI 0.163.0, the real binary from the wheel openai-codex-cli-bin, live through the model gateway.
+
+Full trials (runner/trial.py) of built-in tasks on docker and bwrap, the CLI from its pypi-binary image layer
+(built once per machine, exported once for bwrap), the `sim/<persona>` model behind the gateway: the persona
+answers Codex's Responses request with calls of its `exec_command` tool, Codex runs them in the sandbox and
+sends the outputs back, and the gateway's meter is the trajectory's model calls. All the tests here share the
+session fixture `codex_layer`, so tests/conftest.py puts them on one xdist worker and the layer is made once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from matchmeter.llm.gateway import Gateway, Upstream
+from matchmeter.llm.pricing import PriceTable
+from matchmeter.llm.sim import build_plan, sim_api_base
+from matchmeter.llm.stub_server import StubServer
+from matchmeter.runner.agents.adapters import cli_install, codex
+from matchmeter.runner.agents.adapters.install import ensure_unpacked
+from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
+from matchmeter.runner.run import configuration_from_flags
+from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
+from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
+from matchmeter.schema import Description, TaskSpec, TokenUsage
+from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+from tests.helpers.clis import machine_clis_dir
+
+pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
+BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
+TASKS = ["cleanup-old-tmp", "commit-special-message"]
+HOST_KEY = "sk-live-HOST-KEY-c0dex-5e1f"  # in the host's environment: must reach neither the sandbox nor a file
+
+
+@pytest.fixture(scope="session")
+def codex_layer() -> dict[str, Any]:
+    """Codex's wheel (pip download) and its layer on the base image, once per machine (~40 s cold)."""
+    root = machine_clis_dir()
+    previous = os.environ.get("MATCHMETER_CLIS_DIR")
+    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
+    client = baseimage.docker_client()
+    try:
+        cli = cli_install(configuration_from_flags("codex", "sim/expert"))
+        assert cli is not None
+        assert (cli.kind, cli.version) == ("pypi-binary", "0.163.0")
+        return {"root": root, "cli": cli, "tag": clilayer.layer_image(client, baseimage.BASE_IMAGE, cli)}
+    finally:
+        client.close()
+        if previous is None:
+            os.environ.pop("MATCHMETER_CLIS_DIR", None)
+        else:
+            os.environ["MATCHMETER_CLIS_DIR"] = previous
+
+
+@pytest.fixture
+def layer(codex_layer, monkeypatch):
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(codex_layer["root"]))
+    monkeypatch.setenv("OPENAI_API_KEY", HOST_KEY)
+    return codex_layer
+
+
+class SimRun(NamedTuple):
+    outcome: TrialOutcome
+    usages: list[dict[str, Any]]
+    task: TaskSpec
+    logs: Path
+
+
+def _builtin(task_id: str) -> TaskSpec:
+    return next(t for t in load_tasks([builtin_suite_dir()]) if t.id == task_id)
+
+
+def sim_trial(tmp_path: Path, backend: str, task_id: str, persona: str) -> SimRun:
+    task = _builtin(task_id)
+    with StubServer(tasks={task.id: task}) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        outcome = run_trial(TrialRequest(
+            run_id="live-codex", execution_key=f"k-{task_id}-{persona}-{backend}",
+            configuration=configuration_from_flags("codex", f"sim/{persona}"), task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
+            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, 0), gateway=gateway))
+        return SimRun(outcome, stub.stats.usages, task, tmp_path / "logs")
+
+
+def _tokens(usage: dict[str, Any]) -> TokenUsage:
+    cached = usage["prompt_tokens_details"]["cached_tokens"]
+    reasoning = usage["completion_tokens_details"]["reasoning_tokens"]
+    return TokenUsage(input=usage["prompt_tokens"] - cached, cached_input=cached,
+                      output=usage["completion_tokens"] - reasoning, reasoning=reasoning)
+
+
+def _sim_cost(tokens: TokenUsage, persona: str) -> float:
+    rate = PriceTable.load().lookup(f"sim/{persona}")
+    assert rate is not None
+    assert rate.simulated
+    amount = sum(Decimal(n) * Decimal(str(r)) for n, r in (
+        (tokens.input, rate.input), (tokens.cached_input, rate.cached_input),
+        (tokens.output, rate.output), (tokens.reasoning, rate.reasoning)))
+    return float(amount / 1_000_000)
+
+
+def _assert_no_secret_stored(logs: Path) -> None:
+    files = [p for p in logs.rglob("*") if p.is_file()]
+    assert files
+    for path in files:
+        text = path.read_text(errors="replace")
+        assert HOST_KEY not in text, path
+        assert "mmgw-" not in text, path  # nor the execution's gateway token (scrubbed from the CLI's output)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("task_id", TASKS)
+def test_codex_solves_a_builtin_task_with_sim_expert_through_the_gateway(layer, tmp_path, backend, task_id):
+    run = sim_trial(tmp_path, backend, task_id, "expert")
+    result, trajectory = run.outcome.result, run.outcome.trajectory
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0), run.outcome.result.error
+    # Codex ran the persona's plan: one exec_command per reference command, each a recorded step, exit 0
+    plan = build_plan(run.task, 0, "expert", Description.original(run.task).text.strip())
+    commands = [a.command for a in plan if a.kind == "command"]
+    assert commands
+    assert [s.command for s in trajectory.steps] == commands
+    assert [s.exit_code for s in trajectory.steps] == [0] * len(commands)
+    # one request per plan item (the last a text-only reply that ends Codex's turn), metered at the gateway
+    assert len(run.usages) == len(plan) == len(trajectory.model_calls)
+    assert [c.tokens for c in trajectory.model_calls] == [_tokens(u) for u in run.usages]
+    assert [c.cost.usd for c in trajectory.model_calls] == [_sim_cost(_tokens(u), "expert") for u in run.usages]
+    assert result.tokens.total > 0
+    # Codex's own per-turn usage agrees with the meter; the gateway saw the configured model answer
+    assert sum(c.tokens.total for c in trajectory.cli_model_calls) == result.tokens.total
+    assert trajectory.metering_disagreements == []
+    assert trajectory.reported_models == ["sim/expert"]
+    assert result.trust_flags[TRUST_FLAG] is True
+    assert result.simulated is True
+    assert trajectory.final_message.startswith("THOUGHT (SIMULATED sim/expert)")
+    _assert_no_secret_stored(run.logs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_codex_with_sim_quitter_scores_zero_as_the_agents_own_failure(layer, tmp_path, backend):
+    run = sim_trial(tmp_path, backend, "cleanup-old-tmp", "quitter")
+    result, trajectory = run.outcome.result, run.outcome.trajectory
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 0.0)  # it gave up: no infra fault
+    plan = build_plan(run.task, 0, "quitter", Description.original(run.task).text.strip())
+    assert [s.command for s in trajectory.steps] == [a.command for a in plan if a.kind == "command"]
+    assert len(run.usages) == len(trajectory.model_calls) == len(plan)
+    assert result.tokens.total > 0
+    assert result.trust_flags[TRUST_FLAG] is True
+    assert "give up" in trajectory.final_message
+    _assert_no_secret_stored(run.logs)
+
+
+# ------------------------------------------------------------------ traffic that is not a model call
+
+
+def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
+    """Run the layer's codex binary on the host once (RUST_LOG=debug) against a gateway, with `config` as its
+    config.toml; the https hosts its debug log names."""
+    spec = codex.CodexAdapter.PROFILE.install
+    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(parents=True)
+    work.mkdir()
+    with StubServer(["done"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        session = gateway.open_session("hosts", Upstream(model="stub/scripted", api_base=stub.api_base))
+        (home / "config.toml").write_text(config.replace("GATEWAY", f"{gateway.url}/v1"))
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home),
+               codex.TOKEN_ENV: session.token, "RUST_LOG": "debug"}
+        proc = subprocess.run([str(binary), "exec", "--json", "--skip-git-repo-check",
+                               "--dangerously-bypass-approvals-and-sandbox", "--model", "gpt-5", "say done"],
+                              cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+        assert stub.stats.authorized_calls == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    log = proc.stdout + proc.stderr
+    # the only mention of chatgpt.com left with the switches on is the auth config's dump, not a request
+    log = log.replace('chatgpt_base_url: Some("https://chatgpt.com/backend-api/")', "")
+    return set(re.findall(r"https://([a-z0-9.\-]+)", log))
+
+
+def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path):
+    """With the adapter's config.toml Codex names no host but the gateway (http on loopback); with only the
+    provider section, it goes for GitHub and chatgpt.com (analytics at ab.chatgpt.com) at start-up. Fails when
+    any of the analytics/plugins/apps switches is dropped."""
+    ours = _hosts_codex_names(codex.config_toml("GATEWAY"), tmp_path / "on")
+    provider_only = codex.config_toml("GATEWAY")
+    provider_only = 'model_provider = "matchmeter"\n\n' + provider_only[provider_only.index("[model_providers"):]
+    bare = _hosts_codex_names(provider_only, tmp_path / "off")
+    assert ours == set()
+    assert {"github.com", "api.github.com", "ab.chatgpt.com"} <= bare
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_codex_reaching_for_other_hosts_is_refused_and_the_trial_still_ends(layer, tmp_path, backend, monkeypatch):
+    """The switches off (the provider section only), Codex tries GitHub and chatgpt.com from inside the sandbox:
+    the sandbox has no route but the gateway's forwarder, so those fail at once and the trial ends as usual,
+    neither hung until the agent deadline nor scored as the agent's error."""
+    config = codex.config_toml
+
+    def provider_only(api_base: str | None) -> str:
+        text = config(api_base)
+        return 'model_provider = "matchmeter"\n\n' + text[text.index("[model_providers"):]
+
+    monkeypatch.setattr(codex, "config_toml", provider_only)
+    run = sim_trial(tmp_path, backend, "cleanup-old-tmp", "expert")
+    result = run.outcome.result
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
+    assert run.outcome.trajectory.steps
