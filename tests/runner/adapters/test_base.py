@@ -215,7 +215,7 @@ def test_registry_profiles_and_network_needs():
     found = {p.name: p for p in profiles()}
     assert set(found) == set(ADAPTERS) == {"mini-swe-agent", "aider", "codex", "claude-code", "qwen-code",
                                            "gemini-cli", "kimi", "opencode"}
-    assert [n for n, p in found.items() if p.verified] == ["mini-swe-agent", "aider", "codex"]
+    assert [n for n, p in found.items() if p.verified] == ["mini-swe-agent", "aider", "codex", "claude-code"]
     assert all(p.install.version for p in found.values() if p.install.kind == "pypi")
     assert json.loads(json.dumps([p.model_dump(mode="json") for p in found.values()]))[0]["name"] == "mini-swe-agent"
     assert needs_network(Configuration(id="c", model="m", agent=AgentSpec(name="aider"))) is True

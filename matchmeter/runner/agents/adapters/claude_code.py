@@ -1,13 +1,19 @@
-"""Claude Code (`claude -p --output-format stream-json --verbose`): JSONL messages with usage and model.
+"""Claude Code (`claude -p --output-format stream-json --verbose --include-partial-messages`): JSONL
+messages with usage and model.
 
-Log (stdout, one JSON object a line): `{"type":"system","subtype":"init","model":…}`; `{"type":
-"assistant","message":{"id","model","content":[text | tool_use{id,name,input}],"usage":{input_tokens,
-cache_creation_input_tokens,cache_read_input_tokens,output_tokens}}}` — one API message may arrive as
-several events sharing `message.id` and the same usage, so calls are counted once per id;
+Log (stdout, one JSON object a line; read as Claude Code 2.1.327 writes it): `{"type":"system","subtype":
+"init","model":…}`; `{"type":"assistant","message":{"id","model","content":[text | tool_use{id,name,input}],
+"usage":{input_tokens,cache_creation_input_tokens,cache_read_input_tokens,output_tokens}}}` — one API
+message may arrive as several events sharing `message.id`, so calls are counted once per id;
 `{"type":"user","message":{"content":[tool_result{tool_use_id,content,is_error}]}}` closes a step;
-`{"type":"result","result":…}` carries the final text. Anthropic's `input_tokens` excludes cache
-reads (our cached_input) and cache writes (counted as input: the price table has no write class).
-qwen-code writes the same message shapes (see qwen_code.py), with OpenAI-style usage.
+`{"type":"result","result":…}` carries the final text. An assistant event is written when its content
+block ends, before the API's message_delta, so its usage is only message_start's (0 output tokens, and 0
+input through the gateway, which knows the usage only at the end). With --include-partial-messages the
+raw API events come too (`{"type":"stream_event","event":{message_start | message_delta | …}}`): a call's
+usage is then message_start's updated by message_delta's, as the Anthropic SDK merges them. Anthropic's
+`input_tokens` excludes cache reads (our cached_input) and cache writes (counted as input: the price
+table has no write class). qwen-code writes the same message shapes (see qwen_code.py), with OpenAI-style
+usage and no stream events.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from matchmeter.runner.agents.adapters.base import (
     InstallSpec,
     LogReader,
     ParsedLog,
+    RunContext,
     answer,
     as_int,
     inclusive_usage,
@@ -43,11 +50,29 @@ def _tool_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
+def stream_usage(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each API message's usage from the raw stream events: message_start's, updated by message_delta's
+    non-null fields (by message id)."""
+    usage: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    for event in events:
+        raw = event.get("event") if event.get("type") == "stream_event" else None
+        if not isinstance(raw, dict):
+            continue
+        if raw.get("type") == "message_start" and isinstance(raw.get("message"), dict):
+            current = usage.setdefault(str(raw["message"].get("id")), {})
+            current.update(raw["message"].get("usage") or {})
+        elif raw.get("type") == "message_delta" and current is not None:
+            current.update({k: v for k, v in (raw.get("usage") or {}).items() if v is not None})
+    return usage
+
+
 def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bool) -> ParsedLog:
     """Claude-style system/assistant/user/result events → ParsedLog (shared with qwen-code)."""
     log = LogReader()
     seen_ids: set[str] = set()
     open_tools: dict[str, Step] = {}
+    streamed = stream_usage(events)
     for event in events:
         kind, message = event.get("type"), event.get("message") or {}
         if kind == "system" and event.get("model"):
@@ -58,7 +83,7 @@ def parse_message_events(events: list[dict[str, Any]], input_includes_cached: bo
             mid = str(message.get("id") or f"anon-{len(log.calls)}")
             if "usage" in message and mid not in seen_ids:
                 seen_ids.add(mid)
-                log.call(name, _tokens(message["usage"], input_includes_cached))
+                log.call(name, _tokens(streamed.get(mid) or message["usage"], input_includes_cached))
             for part in message.get("content") or []:
                 if isinstance(part, dict) and part.get("type") == "tool_use":
                     args = part.get("input") or {}
@@ -81,10 +106,11 @@ class ClaudeCodeAdapter(CLIAdapter):
     PROFILE = AdapterProfile(
         name="claude-code",
         version="2.1.327",
-        verified=False,
+        verified=True,  # tests/runner/adapters/test_live_claude_code.py, docker and bwrap
         approval_mode="--dangerously-skip-permissions (every tool call approved)",
         sandbox="none (matchmeter's sandbox is the boundary)",
-        flags=("-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"),
+        flags=("-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+               "--dangerously-skip-permissions"),
         prompt_mode="argv",
         prompt_flag=None,
         env_vars=(),
@@ -98,8 +124,20 @@ class ClaudeCodeAdapter(CLIAdapter):
         install=InstallSpec(kind="pypi-binary", package="claude-agent-sdk", version="0.2.184", executable="claude",
                             binary="claude_agent_sdk/_bundled/claude", payload="claude_agent_sdk/_bundled",
                             cli_version="2.1.327"),
-        notes="Needs an Anthropic-compatible endpoint (the loopback stub is OpenAI-only): not run here.",
+        notes="The native binary bundled in the claude-agent-sdk wheel. Speaks streamed Anthropic Messages "
+              "(POST /v1/messages?beta=true, 12 tools) to the gateway, which carries its tool_use/tool_result "
+              "both ways; IS_SANDBOX=1 lets --dangerously-skip-permissions run as root, and its documented "
+              "switches turn off every start-up call but the model's (telemetry, error reports, auto-update).",
     )
+
+    # Claude Code refuses --dangerously-skip-permissions as root unless it is told it runs in a sandbox (it
+    # does: matchmeter's). CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is documented as the four others
+    # together; each is set as well, so one renamed switch does not bring the traffic back.
+    ENV = {"IS_SANDBOX": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+           "DISABLE_ERROR_REPORTING": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_BUG_COMMAND": "1"}
+
+    def extra_env(self, ctx: RunContext) -> dict[str, str]:
+        return dict(self.ENV)
 
     @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
