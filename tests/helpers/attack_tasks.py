@@ -138,3 +138,53 @@ def git_config_trick() -> list[str]:
         "git -C repo config core.hooksPath .git/mmhooks",
         f"git -C repo config alias.st {shlex.quote('!' + hook)} && git -C repo config core.pager {shlex.quote(hook + ' cat')}",
     ]
+
+
+PERFECT = f"echo '{FORGED_SUBGOALS}' > \"$MM_LOGS/subgoals.json\"; echo 1.0 > \"$MM_LOGS/reward.txt\"\n"
+
+
+def with_verify_timeout(task: Path, seconds: float) -> Path:
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace("command_s = 20", f"command_s = 20\nverify_s = {seconds}"))
+    return task
+
+
+def unfinished_verifier_task(root: Path, how: str) -> Path:
+    """A verifier that writes a perfect reward and then does not finish: `hang` sleeps past its 3 s deadline,
+    `killed` is killed by SIGKILL (as agent code that a verifier runs could kill it)."""
+    tail = "sleep 600\n" if how == "hang" else "kill -KILL $$\n"
+    return with_verify_timeout(write_task(root, f"verifier-{how}", test_sh=PERFECT + tail), 3)
+
+
+# A verifier that runs the agent's start.sh on purpose (as the suite's service tasks do), then grades out.txt.
+SERVICE_VERIFY = """\
+from verifylib import APP, grade, start_service, stop_service
+
+service = start_service() if (APP / "start.sh").is_file() else None
+ok = (APP / "out.txt").is_file() and (APP / "out.txt").read_text() == (APP / "data" / "input.txt").read_text()
+grade({"file_written": 3, "content_right": 1}, {"file_written": lambda: (APP / "out.txt").is_file(),
+      "content_right": lambda: ok}, cleanup=lambda: service and stop_service(service))
+"""
+
+
+def service_task(root: Path) -> Path:
+    """The copy-file task whose verifier first runs the agent's start.sh (verifylib.start_service), as the
+    suite's service tasks do: agent code that runs during verification."""
+    task = write_task(root, "runs-start-sh", test_sh='exec python3 "$MM_TESTS/verify.py"\n')
+    (task / "tests" / "verify.py").write_text(SERVICE_VERIFY)
+    return task
+
+
+def start_sh(script: str) -> list[str]:
+    """The agent leaves start.sh in the workspace for the verifier to run."""
+    return [write_file("start.sh", "#!/bin/bash\n" + script)]
+
+
+# start.sh turns reward.txt into a directory (the verifier's write then fails) and writes Harbor's reward file.
+REWARD_DIR_SWAP = ('rm -rf /logs/reward.txt; mkdir -p /logs/reward.txt /logs/verifier; echo 1.0 > /logs/verifier/reward.txt; '
+                   'echo \'{"reward": 1.0}\' > /logs/verifier/reward.json\n')
+_PERFECT_LOGS = PERFECT.replace('"$MM_LOGS', '"/logs')
+# start.sh writes a perfect verdict and kills the verifier (its parent) before it can write its own.
+KILL_VERIFIER = _PERFECT_LOGS + "kill -KILL $PPID\n"
+# start.sh writes a perfect verdict and makes it read-only: the verifier's own write fails, it exits 1.
+READONLY_VERDICT = _PERFECT_LOGS + "chmod 444 /logs/reward.txt /logs/subgoals.json\n"

@@ -241,6 +241,18 @@ class DockerSandbox:
         output, code = self._raw_exec(["bash", "-c", script, "mm-read", self._abs(path)], 30.0, {})
         return output if code == 0 else None
 
+    def file_kind(self, path: str) -> str | None:
+        # As root, with the image's own tools (the agent's uid cannot replace them); a path whose canonical form
+        # differs from itself lies under a link.
+        script = ('p="$1"; if [ -L "$p" ]; then echo link; elif [ ! -e "$p" ]; then echo none; '
+                  'elif [ "$(readlink -f -- "$p")" != "$p" ]; then echo other; elif [ -f "$p" ]; then echo file; '
+                  'elif [ -d "$p" ]; then echo dir; elif [ -p "$p" ]; then echo fifo; else echo other; fi')
+        output, code = self._raw_exec(["bash", "-c", script, "mm-kind", self._abs(path)], 30.0, {})
+        kind = output.strip()
+        if code != 0 or kind not in ("link", "none", "other", "file", "dir", "fifo"):
+            raise SandboxError(f"cannot tell what {path} is: {output[:200]!r}")
+        return None if kind == "none" else kind
+
     def halt(self) -> None:
         output, code = self._raw_exec(["bash", "-c", KILL_AGENT], 60.0, {})
         if code != 0:
