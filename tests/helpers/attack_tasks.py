@@ -186,5 +186,44 @@ REWARD_DIR_SWAP = ('rm -rf /logs/reward.txt; mkdir -p /logs/reward.txt /logs/ver
 _PERFECT_LOGS = PERFECT.replace('"$MM_LOGS', '"/logs')
 # start.sh writes a perfect verdict and kills the verifier (its parent) before it can write its own.
 KILL_VERIFIER = _PERFECT_LOGS + "kill -KILL $PPID\n"
-# start.sh writes a perfect verdict and makes it read-only: the verifier's own write fails, it exits 1.
-READONLY_VERDICT = _PERFECT_LOGS + "chmod 444 /logs/reward.txt /logs/subgoals.json\n"
+# A perfect reward.txt (no subgoals.json: any task's names fit), then /logs made read-only: the verifier's own
+# write fails and it exits 1, a normal exit.
+READONLY_VERDICT = "rm -f /logs/subgoals.json; echo 1.0 > /logs/reward.txt; chmod 555 /logs\n"
+
+
+# The verdict written by agent code that runs inside the verifier, made read-only so the verifier's own write
+# fails (it then exits 1, a normal exit): a forged 1.0 unless the code never runs, or cannot write /logs.
+FORGE_SCRIPT = "#!/bin/sh\n" + READONLY_VERDICT
+
+
+def verifylib_git_task(root: Path) -> Path:
+    """Scores 1 when repo/'s last commit says `done` and its work tree is clean, judged through verifylib.git as
+    the suite's git tasks are; the repository tracks one file."""
+    task = write_task(root, "git-verifylib", test_sh='exec python3 "$MM_TESTS/verify.py"\n')
+    (task / "tests" / "verify.py").write_text(
+        "from verifylib import APP, git, grade\n\nrepo = APP / 'repo'\n\n\n"
+        "def done():\n    return git(repo, 'log', '-1', '--format=%s') == 'done'\n\n\n"
+        "grade({'file_written': 3, 'content_right': 1}, {'file_written': lambda: "
+        "git(repo, 'status', '--porcelain') == '' and done(), 'content_right': done})\n")
+    (task / "environment" / "setup.sh").write_text(
+        GIT_SETUP.replace("commit -q --allow-empty -m init", "commit -q -m init")
+        .replace("git init -q repo\n", "git init -q repo\necho notes > repo/notes.txt\ngit -C repo add notes.txt\n"))
+    (task / "solution" / "solve.sh").write_text("git -C repo -c user.email=a@b -c user.name=a commit -q --allow-empty -m done\n")
+    return task
+
+
+def git_commondir_filter() -> list[str]:
+    """Leave .git/config alone: a `commondir` sends git to a copy of the repository whose config defines a clean
+    filter and whose info/attributes applies it to every file; a touched file makes `git status` run it."""
+    return [
+        "cp -r repo/.git /app/.evil && " + write_file("/app/.evil/f.sh", FORGE_SCRIPT + "cat\n", "+x"),
+        "git config --file /app/.evil/config filter.x.clean 'sh /app/.evil/f.sh' && mkdir -p /app/.evil/info && "
+        "echo '* filter=x' > /app/.evil/info/attributes && echo /app/.evil > repo/.git/commondir",
+        "sleep 1; touch repo/notes.txt",
+    ]
+
+
+def sql_shell_escape() -> list[str]:
+    """A migration file for the suite's sqlite-order-totals whose first line is a sqlite3 shell dot-command."""
+    return [write_file("/app/.forge.sh", FORGE_SCRIPT, "+x"),
+            "mkdir -p migrations && printf '.shell sh /app/.forge.sh\\nSELECT 1;\\n' > migrations/004_add_total.sql"]

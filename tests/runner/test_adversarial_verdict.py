@@ -11,18 +11,23 @@ from pathlib import Path
 
 import pytest
 
+import matchmeter
 from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm_run, redact
 from tests.helpers.attack_tasks import (
     KILL_VERIFIER,
     REWARD_DIR_SWAP,
+    git_commondir_filter,
     service_task,
+    sql_shell_escape,
     start_sh,
     unfinished_verifier_task,
+    verifylib_git_task,
 )
 
 BACKENDS = [pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)]
 XDIST_GROUP_BY = "backend"  # one worker per backend (tests/conftest.py)
 FIRST_RUN_BOUND_S = 4 * BOUND_S  # the first run of a task on a backend may build its image
+SUITE = Path(matchmeter.__file__).resolve().parent / "tasks" / "suite"
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +94,25 @@ def test_the_harness_records_which_file_it_read(scratch, backend):
     task = _task(scratch, "service", service_task)
     result = _one(scratch, "honest", backend, task, ["cp data/input.txt out.txt"])
     assert (result["reward"], result["failure_mode"], result["verdict_file"]) == (1.0, "none", "reward.txt"), result
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_repository_cannot_steer_the_verifiers_git_into_running_a_program(scratch, backend):
+    """.git/config untouched; a commondir points git at a copy whose config defines a clean filter, applied to
+    every file by its info/attributes: the verifier's `git status` (verifylib.git) runs the agent's script, which
+    writes a perfect verdict and makes it read-only. On main: 1.0, failure mode none."""
+    task = _task(scratch, "git", verifylib_git_task)
+    nop = _one(scratch, "git-nop", backend, task, None, agent="nop")
+    result = _one(scratch, "git-commondir", backend, task, git_commondir_filter())
+    assert result["reward"] <= nop["reward"], result
+    assert result["failure_mode"] == "none", result  # git refused the repository; the verifier finished
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_replayed_sql_cannot_run_a_shell_command(scratch, backend):
+    """The suite's sqlite-order-totals replays the agent's migration file; a `.shell` line in it ran the agent's
+    script in the verifier, which wrote a perfect verdict and made it read-only. On main: 1.0."""
+    task = SUITE / "sqlite-order-totals"
+    nop = _one(scratch, "sql-nop", backend, task, None, agent="nop")
+    result = _one(scratch, "sql-shell", backend, task, sql_shell_escape())
+    assert result["reward"] <= nop["reward"], result
