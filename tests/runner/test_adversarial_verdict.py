@@ -15,8 +15,10 @@ import matchmeter
 from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm_run, redact
 from tests.helpers.attack_tasks import (
     KILL_VERIFIER,
+    PLANT_EVERYWHERE,
     REWARD_DIR_SWAP,
     git_commondir_filter,
+    leftover_task,
     service_task,
     sql_shell_escape,
     start_sh,
@@ -116,3 +118,17 @@ def test_replayed_sql_cannot_run_a_shell_command(scratch, backend):
     nop = _one(scratch, "sql-nop", backend, task, None, agent="nop")
     result = _one(scratch, "sql-shell", backend, task, sql_shell_escape())
     assert result["reward"] <= nop["reward"], result
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nothing_the_agent_writes_outside_the_workspace_survives_into_the_verifier(scratch, backend):
+    """A file in every directory the agent's uid may write outside /app (/run/lock = /var/lock, /dev/shm,
+    /dev/mqueue and any other the image has); the verifier scores 1 when one survived. On main, docker: 1.0
+    (/run/lock is in the container's own layer and survived the restart)."""
+    task = _task(scratch, "leftover", leftover_task)
+    outcome = mm_run(scratch, scratch.name(f"leftover-{backend}"), backend, task, [PLANT_EVERYWHERE],
+                     bound_s=FIRST_RUN_BOUND_S)
+    assert outcome.returncode == 0, redact(outcome.stderr)
+    planted = outcome.outputs()
+    assert "planted in /dev/shm" in planted, planted  # the plant ran; every such dir must come back fresh
+    assert outcome.result["reward"] == 0.0, (outcome.result, planted)
