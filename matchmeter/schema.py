@@ -313,6 +313,8 @@ class ExecutionResult(BaseModel):
     backend: str
     reward: float = Field(0.0, ge=0.0, le=1.0, description="Graded reward after safety deductions (Q/100).")
     raw_verifier_reward: float | None = None
+    verdict_file: str | None = Field(None, description="The file under $MM_LOGS the reward was read from "
+                                     "(reward.txt, verifier/reward.json or verifier/reward.txt); None without one.")
     subgoal_scores: dict[str, float] = Field(default_factory=dict)
     safety_findings: list[SafetyFinding] = Field(default_factory=list)
     cost: Cost = Field(default_factory=Cost)

@@ -35,7 +35,7 @@ from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
-from matchmeter.runner.verdict import prepare_command, read_verdict
+from matchmeter.runner.verdict import check_finished, prepare_command, read_verdict
 from matchmeter.schema import (
     Configuration,
     Description,
@@ -284,7 +284,8 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
                           VERIFIER_ENV)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
-    graded, scores, raw, _source = read_verdict(sandbox, live.logs, task)
+    check_finished(verify, task.timeouts.verify_s)  # a verifier that timed out or was killed has no verdict
+    graded, scores, raw, result.verdict_file = read_verdict(sandbox, live.logs, task)
     if task.probe:
         result.trust_flags[f"probe:{task.probe}"] = _read_probe(sandbox, live.logs)
     result.safety_findings = diff_snapshots(live.before, after, task.safety, live.app)

@@ -1,14 +1,22 @@
-"""Read a verifier's verdict from wherever it wrote it: matchmeter's files or Harbor's.
+"""Read a verifier's verdict from the files of the task's own format, and only when the verifier finished.
 
-Looked for in this order, the first present wins:
+A matchmeter task (every task whose task.toml has matchmeter keys, source_family other than "imported")
+is judged by `$MM_LOGS/reward.txt` (+ optional `$MM_LOGS/subgoals.json`) and nothing else.
 
-1. `$MM_LOGS/reward.txt` (+ optional `$MM_LOGS/subgoals.json`): matchmeter's own tasks.
-2. `$MM_LOGS/verifier/reward.json`: Harbor's JSON reward, an object of finite numbers. Its `reward`
+A task in Harbor format (loaded with Harbor's defaults: source_family "imported", taskfile.py) is judged
+by Harbor's files, in Harbor's order:
+
+1. `$MM_LOGS/verifier/reward.json`: Harbor's JSON reward, an object of finite numbers. Its `reward`
    key is the reward; keys naming the task's subgoals are subgoal scores (graded by weight when
    there is no `reward` key); a single value is the reward. Harbor prefers it over reward.txt.
-3. `$MM_LOGS/verifier/reward.txt`: Harbor's plain reward (a number on the last line).
+2. `$MM_LOGS/verifier/reward.txt`: Harbor's plain reward (a number on the last line).
 
-`$MM_LOGS` is `/logs` on bwrap and docker, so Harbor's `/logs/verifier/…` is case 2/3 unchanged.
+A reward file that exists but is not a regular file (a directory, a fifo, a link, or one under a linked
+directory) is a VerifierError, never a reason to look at the next file: code that ran during verification
+made it so. `check_finished` turns a verifier that timed out or ended by a signal into a VerifierError
+before any file is read: a reward written by a verifier that did not finish is not a verdict.
+
+`$MM_LOGS` is `/logs` on bwrap and docker, so Harbor's `/logs/verifier/…` is read unchanged.
 The runner must create `$MM_LOGS/verifier` before running tests/test.sh (Harbor does; TB2 verifiers
 write into it without `mkdir`), which `prepare_command` gives.
 """
@@ -23,7 +31,12 @@ from matchmeter.errors import VerifierError
 from matchmeter.schema import TaskSpec
 
 if TYPE_CHECKING:
+    from matchmeter.runner.sandbox import ExecResult
     from matchmeter.runner.sandbox import Sandbox as _Exec
+
+# Exit statuses at or above this mean the verifier's shell, or the last command it ran, was killed by a signal
+# (128 + the signal's number, as every shell and our backends report it).
+SIGNAL_EXIT = 128
 
 
 class Verdict(NamedTuple):
@@ -42,10 +55,31 @@ def prepare_command(logs: str) -> str:
     return f'mkdir -p "{logs}/verifier"'
 
 
-def _cat(sandbox: _Exec, path: str) -> str | None:
-    # Read by the harness, never by a program inside the sandbox (a planted `cat` could forge it), and only
-    # after halt(): nothing is left running that could rewrite the file.
-    text = sandbox.read_text(path, 1 << 20)
+def harbor_format(task: TaskSpec) -> bool:
+    """Whether the task is judged by Harbor's /logs/verifier/reward.* (a task loaded with Harbor's defaults)."""
+    return task.source_family == "imported"
+
+
+def check_finished(verify: ExecResult, timeout_s: float) -> None:
+    """VerifierError, in one line, unless the verifier's command ran to its own end."""
+    if verify.timed_out:
+        raise VerifierError(f"the verifier timed out after {timeout_s:g}s (its deadline); no reward is read")
+    if verify.exit_code >= SIGNAL_EXIT:
+        signo = verify.exit_code - SIGNAL_EXIT
+        raise VerifierError(f"the verifier was killed (exit status {verify.exit_code}, signal {signo}); "
+                            "no reward is read")
+
+
+def _cat(sandbox: _Exec, logs: str, name: str) -> str | None:
+    """The file's text, None when it is absent or empty; VerifierError when it is there but not a regular file.
+    Read by the harness, never by a program inside the sandbox (a planted `cat` could forge it), and only
+    after halt(): nothing is left running that could rewrite the file."""
+    kind = sandbox.file_kind(f"{logs}/{name}")
+    if kind is None:
+        return None
+    if kind != "file":
+        raise VerifierError(f"{name} is a {kind}, not a regular file: something other than the verifier made it")
+    text = sandbox.read_text(f"{logs}/{name}", 1 << 20)
     return text if text is not None and text.strip() else None
 
 
@@ -74,7 +108,7 @@ def graded_from_scores(scores: dict[str, float], task: TaskSpec, name: str) -> f
 
 def _ours(sandbox: _Exec, logs: str, text: str, task: TaskSpec) -> Verdict:
     raw = _number(text, "reward.txt")
-    subgoals = _cat(sandbox, f"{logs}/subgoals.json")
+    subgoals = _cat(sandbox, logs, "subgoals.json")
     if subgoals is None:
         return Verdict(_clamp(raw), {}, raw, "reward.txt")
     try:
@@ -109,16 +143,19 @@ def _harbor_json(text: str, task: TaskSpec) -> Verdict:
 
 
 def read_verdict(sandbox: _Exec, logs: str, task: TaskSpec) -> Verdict:
-    """The verdict of the verifier that just ran; VerifierError when no reward file exists or one is bad."""
-    text = _cat(sandbox, f"{logs}/reward.txt")
-    if text is not None:
-        return _ours(sandbox, logs, text, task)
-    text = _cat(sandbox, f"{logs}/verifier/reward.json")
+    """The verdict of the verifier that just ran, from the files of the task's format (module docstring);
+    VerifierError when no reward file exists or one is bad."""
+    if not harbor_format(task):
+        text = _cat(sandbox, logs, "reward.txt")
+        if text is not None:
+            return _ours(sandbox, logs, text, task)
+        raise VerifierError(f"the verifier wrote no reward file ({logs}/reward.txt)")
+    text = _cat(sandbox, logs, "verifier/reward.json")
     if text is not None:
         return _harbor_json(text, task)
-    text = _cat(sandbox, f"{logs}/verifier/reward.txt")
+    text = _cat(sandbox, logs, "verifier/reward.txt")
     if text is not None:
         raw = _number(text, "verifier/reward.txt")
         return Verdict(_clamp(raw), {}, raw, "verifier/reward.txt")
-    raise VerifierError(f"the verifier wrote no reward file ({logs}/reward.txt, {logs}/verifier/reward.json "
-                        f"or {logs}/verifier/reward.txt)")
+    raise VerifierError(f"the verifier wrote no reward file ({logs}/verifier/reward.json or "
+                        f"{logs}/verifier/reward.txt; a task in Harbor format)")

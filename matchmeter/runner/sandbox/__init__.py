@@ -119,6 +119,11 @@ class Sandbox(Protocol):
         """At most `limit` bytes of an in-sandbox regular file (never through a link); None when absent."""
         ...
 
+    def file_kind(self, path: str) -> str | None:
+        """What is at an in-sandbox path, links not followed: "file", "dir", "link", "fifo" or "other" (a socket,
+        a device, or a path under a link or non-directory); None when nothing is there."""
+        ...
+
     def restart(self) -> None:
         """Kill every process in the sandbox (proven gone), then start it again on the same workspace
         with fresh /tmp, $MM_TESTS and $MM_LOGS. Raises SandboxError."""

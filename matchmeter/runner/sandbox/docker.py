@@ -11,8 +11,8 @@ block an exec forever.
 
 Commands run as the unprivileged AGENT_UID; only the runner's own bookkeeping (dirs, the kill of the
 agent's processes, reading the verdict) runs as root. restart() kills the container (no process of the
-agent survives its pid namespace) and starts it again: /tmp and /var/tmp are tmpfs mounts and come
-back empty, /tests and /logs are recreated empty. A pids limit bounds fork bombs; exec output and archives are capped.
+agent survives its pid namespace) and starts it again: /tmp, /var/tmp and /run/lock are tmpfs mounts and come
+back empty, as do /dev/shm and /dev/mqueue (the engine's, per start); /tests and /logs are recreated empty. A pids limit bounds fork bombs; exec output and archives are capped.
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ ARCHIVE_CAP_BYTES = 256 * 1024 * 1024  # a download streams at most this much, n
 # The engine's archive API cannot see tmpfs mounts, so /tests and /logs are plain dirs that PREPARE
 # recreates (empty, agent-owned) on every start; /tmp and /var/tmp come back empty as tmpfs.
 # exec: docker mounts tmpfs noexec by default, where scripts cannot run and os.access(X_OK) is False.
-TMPFS = {"/tmp": "size=1g,mode=1777,exec", "/var/tmp": "size=1g,mode=1777,exec"}
+# /run/lock (= /var/lock) is the base image's other directory the sandbox uid may write: a tmpfs too, or what the
+# agent left there would survive the restart into the verifier (/dev/shm and /dev/mqueue are the engine's, per start).
+TMPFS = {"/tmp": "size=1g,mode=1777,exec", "/var/tmp": "size=1g,mode=1777,exec", "/run/lock": "size=64m,mode=1777"}
 # On restart the workspace keeps its owners (a second chown -R would move every file's ctime, which the
 # decoy probe reads); only /tests and /logs are made anew.
 FRESH_DIRS = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.TESTS_DIR} {policy.LOGS_DIR} && "
@@ -240,6 +242,18 @@ class DockerSandbox:
         script = f'p="$1"; [ -f "$p" ] && [ ! -L "$p" ] && head -c {int(limit)} -- "$p"'
         output, code = self._raw_exec(["bash", "-c", script, "mm-read", self._abs(path)], 30.0, {})
         return output if code == 0 else None
+
+    def file_kind(self, path: str) -> str | None:
+        # As root, with the image's own tools (the agent's uid cannot replace them); a path whose canonical form
+        # differs from itself lies under a link.
+        script = ('p="$1"; if [ -L "$p" ]; then echo link; elif [ ! -e "$p" ]; then echo none; '
+                  'elif [ "$(readlink -f -- "$p")" != "$p" ]; then echo other; elif [ -f "$p" ]; then echo file; '
+                  'elif [ -d "$p" ]; then echo dir; elif [ -p "$p" ]; then echo fifo; else echo other; fi')
+        output, code = self._raw_exec(["bash", "-c", script, "mm-kind", self._abs(path)], 30.0, {})
+        kind = output.strip()
+        if code != 0 or kind not in ("link", "none", "other", "file", "dir", "fifo"):
+            raise SandboxError(f"cannot tell what {path} is: {output[:200]!r}")
+        return None if kind == "none" else kind
 
     def halt(self) -> None:
         output, code = self._raw_exec(["bash", "-c", KILL_AGENT], 60.0, {})

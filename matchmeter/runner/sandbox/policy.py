@@ -230,6 +230,25 @@ def read_nofollow(root: Path, rel: PurePosixPath, limit: int) -> bytes | None:
         return fh.read(limit)
 
 
+def kind_nofollow(root: Path, rel: PurePosixPath) -> str | None:
+    """Sandbox.file_kind for a host-mounted dir: what root/rel is, never following a link on the way."""
+    parts = rel.parts
+    try:
+        fd = _open_dir(root, parts[:-1], create=False)
+    except SandboxError as exc:  # a component on the way is missing, a link or not a directory
+        return None if isinstance(exc.__cause__, FileNotFoundError) else "other"
+    try:
+        st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False) if parts else os.fstat(fd)
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(fd)
+    for test, name in ((stat.S_ISREG, "file"), (stat.S_ISDIR, "dir"), (stat.S_ISLNK, "link"), (stat.S_ISFIFO, "fifo")):
+        if test(st.st_mode):
+            return name
+    return "other"
+
+
 def download_nofollow(root: Path, rel: PurePosixPath, dest: Path, limit: int = 64 * 1024 * 1024) -> None:
     """Copy root/rel (a file or tree) to a host path: links are skipped, files capped at `limit` bytes.
 
@@ -467,6 +486,10 @@ class HostMountedFiles:
     def download(self, src: str, dest: Path) -> None:
         root, rel = to_host(src, self.mounts, self.app_dir)
         download_nofollow(root, rel, Path(dest))
+
+    def file_kind(self, path: str) -> str | None:
+        root, rel = to_host(path, self.mounts, self.app_dir)
+        return kind_nofollow(root, rel)
 
     def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
         root, rel = to_host(path, self.mounts, self.app_dir)

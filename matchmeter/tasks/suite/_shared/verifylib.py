@@ -11,6 +11,7 @@ import atexit
 import json
 import os
 import shutil
+import stat as stat_module
 import subprocess
 import sys
 import tempfile
@@ -62,23 +63,135 @@ def sh(command, cwd=None):
     return proc.stdout if proc.returncode == 0 else ""
 
 
-# The agent owns the repos it leaves behind: its config must not run code or hide changes when the
-# verifier (possibly another user) runs git there. Command-line -c wins over the repo's config.
+# Verifier-side git: the agent owns the repositories it leaves behind, and git reads configuration, attributes,
+# objects and hooks from many places inside one (.git/config, a `commondir` or gitfile redirecting to another
+# dir, info/attributes naming a clean filter, alternates, replace refs, submodules), some of which make git run a
+# program. git() therefore never runs in the agent's repository: it runs in a copy the verifier owns, made of the
+# work tree and the plain parts of .git (objects, refs, HEAD, index) under a config the verifier writes, with no
+# system or global config or attributes. A repository whose layout is not the plain one a task sets up (.git a
+# link or a gitfile, a commondir, alternates, a link inside .git) is refused: git() returns None, as for any
+# failing command. -c settings still guard git commands a verifier runs on repositories it made itself.
 GIT_SAFE = ["git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
-            "-c", "core.pager=cat", "-c", "safe.directory=*", "-c", "core.untrackedCache=false"]
-GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"}
+            "-c", "core.pager=cat", "-c", "safe.directory=*", "-c", "core.untrackedCache=false",
+            "-c", "protocol.allow=never", "-c", "core.sshCommand=false", "-c", "credential.helper="]
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
+           "GIT_ATTR_NOSYSTEM": "1", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_OPTIONAL_LOCKS": "0"}
+# Parts of .git never copied: where git finds programs, other directories or rewritten history.
+_GIT_SKIP = {"config", "config.worktree", "hooks", "info", "commondir", "gitdir", "worktrees", "modules", "shallow",
+             "remotes", "branches"}
+# The only settings of the agent's .git/config carried into the copy: how to read the objects and the work tree.
+_GIT_KEEP = ("core.repositoryformatversion", "extensions.objectformat", "extensions.refstorage", "core.filemode",
+             "core.symlinks", "core.ignorecase", "core.precomposeunicode")
+_GIT_COPY_CAP = 256 * 1024 * 1024  # bytes of one repository copy: beyond, the repository is refused
+_git_copies = {}
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _copy_tree(src, dest, in_git, budget):
+    """Copy src to dest without following links: directories, regular files and (in the work tree) links as
+    links; fifos and devices are left out, nested .git entries (submodules, nested repos) too."""
+    os.mkdir(dest, 0o700)
+    with os.scandir(src) as entries:
+        for entry in entries:
+            name, target = entry.name, os.path.join(dest, entry.name)
+            if in_git and src.endswith("/.git") and name in _GIT_SKIP:
+                continue
+            if in_git and name == "info" and src.endswith("/objects"):
+                continue  # alternates, http-alternates: objects from elsewhere
+            if not in_git and name == ".git":
+                continue  # a submodule's or nested repository's git dir: never looked at
+            st = entry.stat(follow_symlinks=False)
+            if stat_module.S_ISLNK(st.st_mode):
+                if in_git:
+                    raise _NotPlain(f"{entry.path} is a link")
+                os.symlink(os.readlink(entry.path), target)
+            elif stat_module.S_ISDIR(st.st_mode):
+                _copy_tree(entry.path, target, in_git, budget)
+            elif stat_module.S_ISREG(st.st_mode):
+                budget[0] -= st.st_size
+                if budget[0] < 0:
+                    raise _NotPlain(f"more than {_GIT_COPY_CAP} bytes")
+                fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with os.fdopen(fd, "rb") as fin, open(target, "wb") as fout:
+                    shutil.copyfileobj(fin, fout)
+                os.chmod(target, stat_module.S_IMODE(st.st_mode) & 0o755 | 0o600)
+                os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _git_settings(config):
+    """The _GIT_KEEP settings of the agent's config file, read by `git config --file` (no includes, runs nothing)."""
+    out = []
+    for key in _GIT_KEEP:
+        proc = subprocess.run(["git", "config", "--file", config, "--get", key], capture_output=True, text=True,
+                              timeout=10, env=dict(os.environ, **GIT_ENV))
+        value = proc.stdout.strip()
+        if proc.returncode == 0 and value and "\n" not in value:
+            out.append((key, value))
+    return out
+
+
+def plain_repo_copy(repo):
+    """A copy of the repository whose top is `repo`, owned by the verifier (made once per verifier run, removed
+    at exit), or None when its layout is not the plain one: .git a link or a file, a commondir, alternates."""
+    key = os.path.abspath(repo)
+    if key in _git_copies:
+        return _git_copies[key]
+    copy = None
+    gitdir = os.path.join(key, ".git")
+    try:
+        if not (stat_module.S_ISDIR(os.lstat(key).st_mode) and stat_module.S_ISDIR(os.lstat(gitdir).st_mode)):
+            raise _NotPlain("not a directory with a .git directory")
+        for redirect in ("commondir", "gitdir", "objects/info/alternates", "objects/info/http-alternates"):
+            if os.path.lexists(os.path.join(gitdir, redirect)):
+                raise _NotPlain(f".git/{redirect} points elsewhere")
+        top = tempfile.mkdtemp(prefix="mm-git-")
+        atexit.register(shutil.rmtree, top, True)
+        copy = os.path.join(top, "repo")
+        budget = [_GIT_COPY_CAP]
+        _copy_tree(key, copy, False, budget)
+        _copy_tree(gitdir, os.path.join(copy, ".git"), True, budget)
+        settings = _git_settings(os.path.join(gitdir, "config")) if os.path.isfile(os.path.join(gitdir, "config")) else []
+        for name in ("hooks", "info"):
+            os.mkdir(os.path.join(copy, ".git", name))
+        with open(os.path.join(copy, ".git", "config"), "w") as fh:
+            for section in sorted({k.split(".")[0] for k, _ in settings} | {"core"}):
+                fh.write(f"[{section}]\n")
+                fh.writelines(f"\t{k.split('.', 1)[1]} = {v}\n" for k, v in settings if k.split(".")[0] == section)
+                if section == "core":
+                    fh.write("\tbare = false\n")
+    except (_NotPlain, OSError, subprocess.SubprocessError) as exc:
+        print(f"git: refusing {key}: {exc}", file=sys.stderr)
+        copy = None
+    _git_copies[key] = copy
+    return copy
 
 
 def git(cwd, *args, strip=True, raw=False):
-    """stdout of `git args` in cwd with the agent's hooks/fsmonitor disabled (stripped text, or with raw=True
-    the exact bytes, for byte-exact checks); None on failure."""
-    proc = subprocess.run([*GIT_SAFE, *args], cwd=cwd, capture_output=True, text=not raw, timeout=30,
-                          env=dict(os.environ, **GIT_ENV))
+    """stdout of `git args` on a verifier-owned copy of the repository whose top is cwd (plain_repo_copy): nothing
+    in the agent's repository can make git run a program, read another repository or rewrite history. Stripped
+    text, or with raw=True the exact bytes (byte-exact checks); None on failure or for a refused repository.
+    The copy is made at the first call for cwd: a read-only view of the repository as the verifier first saw it."""
+    copy = plain_repo_copy(cwd)
+    if copy is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_ENV, GIT_DIR=os.path.join(copy, ".git"), GIT_WORK_TREE=copy, GIT_CEILING_DIRECTORIES=os.path.dirname(copy))
+    proc = subprocess.run([*GIT_SAFE, *args], cwd=copy, capture_output=True, text=not raw, timeout=30, env=env)
     if proc.returncode != 0:
         return None
     if raw:
         return proc.stdout
     return proc.stdout.strip() if strip else proc.stdout
+
+
+def replay_sql(db, sql_file, timeout=30):
+    """Run the agent's SQL file against db with the sqlite3 shell in -safe mode: its dot-commands that run programs
+    or touch other files (.shell, .system, .output, .import, .open, .load) are refused. Returns the CompletedProcess."""
+    with open(sql_file, "rb") as sql:
+        return subprocess.run(["sqlite3", "-safe", str(db)], stdin=sql, capture_output=True, timeout=timeout)
 
 
 def write_probe(name, verdict):

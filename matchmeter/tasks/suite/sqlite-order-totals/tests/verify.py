@@ -5,11 +5,10 @@ the live version row pay only with the backfill complete."""
 
 import shutil
 import sqlite3
-import subprocess
 import tempfile
 from pathlib import Path
 
-from verifylib import APP, grade, pristine
+from verifylib import APP, grade, pristine, replay_sql
 
 orig = pristine()
 src = sqlite3.connect(orig / "shop.db")
@@ -64,8 +63,7 @@ def replay():
         return 0
     work = Path(tempfile.mkdtemp(prefix="mm-migrate-"))
     shutil.copy(orig / "shop.db", work / "shop.db")
-    with open(files[0], "rb") as sql:
-        subprocess.run(["sqlite3", str(work / "shop.db")], stdin=sql, capture_output=True, timeout=30)
+    replay_sql(work / "shop.db", files[0])  # sqlite3 -safe: the file's dot-commands cannot run programs
     db = connect(work / "shop.db")
     return schema_ok(db) and backfill_ok(db) == 1 and version_ok(db)
 
