@@ -91,7 +91,8 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
 
     An evaluation directory (`matchmeter evaluate`) also holds `conditions.parquet`: its rows are the
     results joined to the condition units they serve (columns `condition` and `source`), and that table
-    is read instead, so conditions reach every metric.
+    is read instead, so conditions reach every metric. An execution key read through several directories
+    (a run and the evaluation directory that adopted its executions) counts once (`once_per_execution`).
 
     Raises:
         UserError: a directory without results.parquet, an unreadable or invalid table, or runs
@@ -121,8 +122,33 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
     if len(price_ids) > 1:
         raise UserError(f"runs were costed with different price tables {sorted(price_ids)}", ", ".join(map(str, run_dirs)),
                         "score runs costed with one price table (re-run or re-price the others)")
-    frame = pd.concat(frames, ignore_index=True)
+    frame = once_per_execution(pd.concat(frames, ignore_index=True))
     return RunTables(frame, price_ids.pop() if price_ids else "", run_ids)
+
+
+def once_per_execution(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each execution key once per condition unit, whichever directories it was read through.
+
+    An evaluation directory adopts a run's executions (`evaluate --reuse`) under the same keys, so
+    `report RUN EVAL` reads every adopted execution twice; one key is one execution. A key may still
+    appear several times inside one evaluation table, once per (condition, source) unit it serves (a
+    pooled description that fell back to Original is the Original execution): those rows are kept.
+    A row without a condition counts as Original when its description is the Original one, as
+    `metrics.conditions.select_condition` reads it.
+    """
+    if "execution_key" not in frame.columns:
+        return frame
+    import pandas as pd
+
+    no_cond = pd.Series(None, index=frame.index, dtype=object)
+    cond = frame["condition"].astype(object) if "condition" in frame.columns else no_cond
+    if "description_origin" in frame.columns:
+        is_orig = frame["description_origin"].fillna("original") == "original"
+        cond = cond.where(cond.notna() | ~is_orig, "original")
+    source = frame["source"].astype(object) if "source" in frame.columns else no_cond
+    unit = pd.DataFrame({"key": frame["execution_key"], "cond": cond.fillna(""), "source": source.fillna("")})
+    repeated = unit.duplicated() & frame["execution_key"].notna()
+    return frame.loc[~repeated].reset_index(drop=True)
 
 
 def _manifest_price_table(run_dir: Path) -> str:
