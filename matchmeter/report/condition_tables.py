@@ -10,6 +10,7 @@ reason in the table notes, never silently.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from matchmeter.errors import UserError
@@ -31,12 +32,13 @@ if TYPE_CHECKING:
 
 def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str, pd.DataFrame]:
     """Every condition table the conditions frame supports."""
-    df = ctx.conditions
-    assert df is not None
-    report = cond.condition_report(df, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
+    assert ctx.conditions is not None
+    report = cond.condition_report(ctx.conditions, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
+    df = cond.restrict(ctx.conditions, report.pairs)  # every condition table over the same (target, task) set
+    ctx = ctx._replace(conditions=df)
     out: dict[str, pd.DataFrame] = {}
     adapted, why = _adapted(ctx, n_draws, seed)
-    out["table3_conditions"] = table3(report.per_condition, adapted, ctx, why)
+    out["table3_conditions"] = table3(report.per_condition, adapted, ctx, why, report.restricted, report.notes)
     if adapted is not None:
         out["table3_adapted1"] = adapted
     out["conditions_per_pair"] = finish(report.per_pair, ctx, "conditions_per_pair")
@@ -85,8 +87,10 @@ def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame 
     return res, ""
 
 
-def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: ReportContext, why: str) -> pd.DataFrame:
-    """Rows per condition (macro AMS, leader) plus an Adapted-1 row (leader = most often first)."""
+def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: ReportContext, why: str,
+           restricted: frozenset[str] = frozenset(), common_notes: Sequence[str] = ()) -> pd.DataFrame:
+    """Rows per condition (macro AMS, leader) plus an Adapted-1 row (leader = most often first). Every
+    condition is scored over the same (target, task) set; a row that lost pairs to it is flagged RESTRICTED."""
     import numpy as np
     import pandas as pd
 
@@ -97,8 +101,12 @@ def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: Repor
             "condition": "adapted1", "n_pairs": len(adapted), "macro_ams": np.nan, "leader": top["configuration_id"],
             "leader_first_share": float(top["first_share"]),
             "exact_order_share": float(adapted.attrs["exact_order_share"])}])], ignore_index=True)
-    notes = ["macro AMS = mean AMS over the condition's (target) pairs; Self covers only targets that are sources"]
-    return finish(rows, ctx, "table3_conditions", config_cols=("leader",), notes=[*notes, *([why] if why else [])])
+    notes = ["macro AMS = mean AMS over the condition's (target) pairs; Self covers only targets that are sources",
+             *common_notes]
+    out = finish(rows, ctx, "table3_conditions", config_cols=("leader",), notes=[*notes, *([why] if why else [])])
+    out["flags"] = [" ".join(f for f in (flags, "RESTRICTED" if c in restricted else "") if f)
+                    for flags, c in zip(out["flags"], out["condition"], strict=True)]
+    return out
 
 
 def rank_shifts(per_pair: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:
