@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.metrics.stored import check_against_stored
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,8 +96,9 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
     (a run and the evaluation directory that adopted its executions) counts once (`once_per_execution`).
 
     Raises:
-        UserError: a directory without results.parquet, an unreadable or invalid table, or runs
-            costed with different price tables.
+        UserError: a directory without results.parquet, an unreadable or invalid table, a table that
+            disagrees with the run's stored result.json files (`metrics.stored`), or runs costed with
+            different price tables.
     """
     import pandas as pd
 
@@ -114,6 +116,7 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
         except Exception as exc:  # noqa: BLE001 - any parquet failure is a bad input file
             raise UserError(f"unreadable results table: {str(exc).splitlines()[0]}", str(path),
                             "rebuild it from the run's result.json files") from exc
+        check_against_stored(frame, run_dir, str(path), complete=path.name == "results.parquet")
         frames.append(validate_results(frame, str(path), columns))
         run_ids.append(run_dir.name)
         price_id = _manifest_price_table(run_dir)
