@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, cast
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
-from matchmeter.metrics.calibration import read_calibration
+from matchmeter.metrics.calibration import check_price_table, read_calibration
 from matchmeter.metrics.stats import ranks
-from matchmeter.metrics.table import validate_results
+from matchmeter.metrics.table import load_results
 from matchmeter.report.inputs import make_context
 from matchmeter.report.labels import finish
 from matchmeter.report.render import write_tables
@@ -52,20 +52,21 @@ def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str,
 
 
 def write_run_tables(conditions_table: Path, calibration: Path, out_dir: Path, n_draws: int = 10_000,
-                     seed: int = 0) -> dict[str, pd.DataFrame]:
+                     seed: int = 0, prices: Path | None = None) -> dict[str, pd.DataFrame]:
     """The condition tables of one evaluate run (its conditions.parquet) on a frozen calibration, written by the
     report's writer (`render.write_tables`): `evaluate --calibration` and `report` write the same files.
-    Empty when the run holds no condition but Original."""
-    import pandas as pd
-
+    The run is read as `report` reads it (`metrics.table.load_results`: checked against its stored results,
+    re-priced with `prices`, which covers the executions adopted from other runs, and held to the
+    calibration's price table). Empty when the run holds no condition but Original."""
     cal = read_calibration(calibration)
-    frame = validate_results(pd.read_parquet(conditions_table), str(conditions_table))
-    ctx = make_context(frame, cal.cuts(), cal.alpha)
+    tables = load_results([conditions_table.parent], prices=prices)
+    check_price_table(cal, calibration, tables)
+    ctx = make_context(tables.frame, cal.cuts(), cal.alpha)
     if ctx.conditions is None:
         return {}
-    tables = build(ctx, n_draws=n_draws, seed=seed)
-    write_tables(tables, out_dir)
-    return tables
+    built = build(ctx, n_draws=n_draws, seed=seed)
+    write_tables(built, out_dir)
+    return built
 
 
 def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame | None, str]:
