@@ -278,11 +278,13 @@ def calibrate(
     out: Path = typer.Option(..., "--out", help="Calibration file to write (JSON)."),
     alpha: float = typer.Option(0.5, min=0.0, max=1.0, help="AMS weight of TQ against AUBQC."),
     reference_config: list[str] = typer.Option(None, "--reference-config", help="Reference configuration ids (default: all)."),
+    prices: Path = typer.Option(None, help="Re-price the stored token counts with the shipped table + this file "
+                                "(then score and report with the same file)."),
 ) -> None:
     """Freeze effort strata, budget grids and expensive-failure thresholds from reference runs."""
     from matchmeter.metrics.calibration import calibrate_runs
 
-    cal = calibrate_runs(runs, out, alpha=alpha, reference_config_ids=reference_config or [])
+    cal = calibrate_runs(runs, out, alpha=alpha, reference_config_ids=reference_config or [], prices=prices)
     sizes = ", ".join(f"{s} {c.n_tasks}" for s, c in cal.strata.items())
     _console().print(f"calibration written: {out} ({len(cal.tasks)} tasks: {sizes}; "
                      f"{len(cal.reference_configuration_ids)} reference configurations; digest {cal.reference_digest[:12]})",

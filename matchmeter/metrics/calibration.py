@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
-from matchmeter.metrics.table import load_results
+from matchmeter.metrics.table import RunTables, load_results
 from matchmeter.metrics.trust import split_probes
 from matchmeter.schema import canonical_json, sha256_text, utcnow
 
@@ -72,6 +72,7 @@ class Calibration(BaseModel):
     strata: dict[str, StratumCalibration]
     reference_digest: str = Field(description="sha256 of the canonical reference rows (DIGEST_COLUMNS).")
     n_reference_executions: int = 0
+    price_table_digest: str = Field("", description="sha256 of the price table's entries ('' when unknown).")
 
     def cuts(self) -> ams.StrataCuts:
         return ams.StrataCuts(
@@ -89,7 +90,7 @@ def reference_digest(ref: pd.DataFrame) -> str:
 
 
 def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha: float = ams.DEFAULT_ALPHA,
-              price_table_id: str = "", run_ids: Sequence[str] = ()) -> Calibration:
+              price_table_id: str = "", run_ids: Sequence[str] = (), price_table_digest: str = "") -> Calibration:
     """Build a calibration from a validated results table.
 
     Raises:
@@ -133,7 +134,29 @@ def calibrate(df: pd.DataFrame, reference_config_ids: Sequence[str] = (), alpha:
                             m_step=float(r.m_step), z=float(r.z)) for t, r in effort.iterrows()]
     return Calibration(alpha=alpha, price_table_id=price_table_id, reference_configuration_ids=chosen,
                        run_ids=list(run_ids), tasks=tasks, strata=per_stratum, reference_digest=reference_digest(ref),
-                       n_reference_executions=len(ref))
+                       n_reference_executions=len(ref), price_table_digest=price_table_digest)
+
+
+def check_price_table(cal: Calibration, calibration_path: Path, tables: RunTables) -> None:
+    """The runs must be costed with the calibration's price table: its budget grids and thresholds are in
+    that table's dollars. A digest is compared where both sides have one (an edited table keeps its id).
+
+    Raises:
+        UserError: the runs (as stored, or as re-priced with --prices) use another price table.
+    """
+    if not (cal.price_table_id and tables.price_table_id):
+        return
+    same = cal.price_table_id == tables.price_table_id and not (
+        cal.price_table_digest and tables.price_table_digest and cal.price_table_digest != tables.price_table_digest)
+    if same:
+        return
+    if tables.repriced_with:
+        raise UserError(f"runs re-priced with {tables.repriced_with} but the calibration was priced with "
+                        f"{cal.price_table_id!r}", str(calibration_path),
+                        "calibrate with the same --prices FILE (matchmeter calibrate RUN... --prices FILE)")
+    raise UserError(f"runs were priced with {tables.price_table_id!r} but the calibration with {cal.price_table_id!r}",
+                    str(calibration_path), "re-price both with one table: pass the same --prices FILE to calibrate "
+                    "and to this command")
 
 
 def write_calibration(cal: Calibration, path: Path) -> None:
@@ -160,9 +183,10 @@ def read_calibration(path: Path) -> Calibration:
 
 
 def calibrate_runs(run_dirs: Sequence[Path], out: Path, alpha: float = ams.DEFAULT_ALPHA,
-                   reference_config_ids: Sequence[str] = ()) -> Calibration:
-    """`matchmeter calibrate`: load runs, calibrate, write the file; returns the calibration."""
-    tables = load_results(run_dirs)
-    cal = calibrate(tables.frame, reference_config_ids, alpha, tables.price_table_id, tables.run_ids)
+                   reference_config_ids: Sequence[str] = (), prices: Path | None = None) -> Calibration:
+    """`matchmeter calibrate`: load runs (re-priced with `prices` when given), calibrate, write the file."""
+    tables = load_results(run_dirs, prices=prices)
+    cal = calibrate(tables.frame, reference_config_ids, alpha, tables.price_table_id, tables.run_ids,
+                    tables.price_table_digest)
     write_calibration(cal, out)
     return cal

@@ -83,16 +83,81 @@ def unit_column(condition: str) -> str | None:
 class ConditionReport(NamedTuple):
     per_pair: pd.DataFrame  # condition, configuration_id, mean_reward, mean_cost_usd, ams
     per_condition: pd.DataFrame  # condition, n_pairs, macro_ams, leader
+    restricted: frozenset[str] = frozenset()  # conditions that lost scorable pairs to the common set
+    notes: tuple[str, ...] = ()  # what the common set left out, and why
+    pairs: frozenset[tuple[str, str]] | None = None  # the common (target, task) set (None: every pair)
+
+
+def restrict(df: pd.DataFrame, pairs: frozenset[tuple[str, str]] | None) -> pd.DataFrame:
+    """The rows of `df` whose (configuration_id, task_id) is in `pairs` (all rows when None)."""
+    import pandas as pd
+
+    if pairs is None:
+        return df
+    keys = pd.Series(list(zip(df["configuration_id"].astype(str), df["task_id"].astype(str), strict=True)),
+                     index=df.index, dtype=object)
+    return df.loc[keys.isin(pairs)]
+
+
+class CommonSet(NamedTuple):
+    pairs: frozenset[tuple[str, str]]  # (target, task) every compared condition can score
+    restricted: frozenset[str]
+    notes: tuple[str, ...]
+
+
+def common_pairs(views: dict[str, pd.DataFrame]) -> CommonSet:
+    """The (target, task) pairs every condition can score, so conditions are compared over one set.
+
+    A target is scorable under a condition when every one of its executions there has a known cost
+    (`ams.score` leaves it out otherwise). Without this, an unpriced target left out of Original's
+    macro AMS but kept in Generic's makes a change of denominator look like a gain. Self exists only
+    for targets that are sources, so it is restricted to the common set but does not narrow it.
+    """
+    scorable: dict[str, set[tuple[str, str]]] = {}
+    why: dict[str, list[str]] = {}
+    for cond, view in views.items():
+        null = view.loc[view["cost_usd"].isna(), "configuration_id"].astype(str)
+        for cfg, n in null.value_counts().sort_index().items():
+            why.setdefault(str(cfg), []).append(f"{n} execution(s) with unknown cost under {cond}")
+        ok = view.loc[~view["configuration_id"].astype(str).isin(set(null))]
+        scorable[cond] = set(zip(ok["configuration_id"].astype(str), ok["task_id"].astype(str), strict=True))
+    compared = [c for c in scorable if c != "self"] or list(scorable)
+    common = set.intersection(*(scorable[c] for c in compared)) if compared else set()
+    every = set().union(*scorable.values()) if scorable else set()
+    for cond in compared:
+        for cfg in sorted({g for g, _ in every - scorable[cond]} - {g for g, _ in common}):
+            if not any(r.endswith(f"under {cond}") for r in why.get(cfg, [])):
+                why.setdefault(cfg, []).append(f"not run under {cond}")
+    restricted = frozenset(c for c in scorable if scorable[c] - common)
+    notes: list[str] = []
+    if restricted:
+        lost = sorted({g for g, _ in every - common})
+        notes.append(f"conditions compared over the same {len(common)} (target, task) pairs "
+                     f"({len({g for g, _ in common})} targets); RESTRICTED rows lost pairs to it; left out: "
+                     + "; ".join(f"{g} ({', '.join(why.get(g, ['some tasks missing under a condition']))})"
+                                 for g in lost))
+    return CommonSet(frozenset(common), restricted, tuple(notes))
 
 
 def condition_report(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.DEFAULT_ALPHA,
                      allow_partial: bool = False) -> ConditionReport:
-    """Per condition and configuration: task-macro mean reward and cost, AMS and coverage; macro AMS and leader."""
+    """Per condition and configuration: task-macro mean reward and cost, AMS and coverage; macro AMS and leader,
+    every condition over the same (target, task) set (`common_pairs`).
+
+    Raises:
+        UserError: no (target, task) pair is scorable under every condition.
+    """
     import pandas as pd
 
+    views = {c: v for c in CONDITIONS if not (v := condition_view(df, c)).empty}
+    common = common_pairs(views)
+    if views and not common.pairs:
+        detail = f" ({'; '.join(common.notes)})" if common.notes else ""
+        raise UserError("no (target, task) pair is scorable under every condition" + detail, "conditions table",
+                        "price every target's model (--prices FILE) and run every condition")
     pairs, summary = [], []
-    for cond in CONDITIONS:
-        view = condition_view(df, cond)
+    for cond, full_view in views.items():
+        view = restrict(full_view, common.pairs)
         if view.empty:
             continue
         unit = unit_column(cond)
@@ -112,7 +177,7 @@ def condition_report(df: pd.DataFrame, cuts: ams.StrataCuts, alpha: float = ams.
                         "leader": scored.sort_index().idxmax() if len(scored) else None})
     per_pair = pd.concat(pairs, ignore_index=True)[["condition", "configuration_id", "mean_reward", "mean_cost_usd", "ams",
                                                     "coverage"]]
-    return ConditionReport(per_pair, pd.DataFrame(summary))
+    return ConditionReport(per_pair, pd.DataFrame(summary), common.restricted, common.notes, common.pairs)
 
 
 # ------------------------------------------------------------------ Adapted-1

@@ -1,26 +1,19 @@
 """Before scoring: count infrastructure failures per configuration, set aside configurations made mostly of
-them, and optionally re-price stored token counts with another price table.
+them, and optionally re-price stored token counts with another price table (`metrics.repricing`).
 
 An execution that failed for infrastructure reasons (`infra_error`, `sandbox_error`: nothing listening,
 a rejected key, a sandbox that did not start) measured nothing about the configuration; a configuration
 whose executions are mostly such failures would rank on zeros. Such configurations are left out of the
 scores with the reason, never scored as if the model had failed.
-
-Re-pricing: cost = token classes × the table's rates, linear in the counts, so pricing an execution's
-token totals equals summing its priced calls (each execution calls one model). A model on a custom
-endpoint (its configuration had `api_base`) is looked up without stripping the provider prefix.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from matchmeter.errors import UserError
-from matchmeter.llm.pricing import PriceTable
-from matchmeter.schema import TokenUsage
+from matchmeter.metrics.repricing import reprice as reprice  # re-exported for callers of health
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,9 +30,10 @@ class Health(NamedTuple):
     repriced_with: str | None  # "<table id> (digest <12 hex>)" when re-priced
 
 
-def check_health(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path | None = None) -> Health:
-    """Infra counts and exclusions; re-priced costs when `prices` (a --prices file) is given."""
-    repriced_with = None
+def check_health(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path | None = None,
+                 repriced_with: str | None = None) -> Health:
+    """Infra counts and exclusions; re-priced costs when `prices` (a --prices file) is given, or
+    `repriced_with` naming the table `metrics.table.load_results` already re-priced `frame` with."""
     if prices is not None:
         frame, repriced_with = reprice(frame, run_dirs, prices)
     if "failure_mode" not in frame.columns:
@@ -52,41 +46,3 @@ def check_health(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path | N
                 for c, n in counts.items() if n / totals[c] > MOSTLY_INFRA}
     kept = frame.loc[~frame["configuration_id"].isin(list(excluded))].reset_index(drop=True)
     return Health(kept, counts, totals, excluded, repriced_with)
-
-
-def reprice(frame: pd.DataFrame, run_dirs: Sequence[Path], prices: Path) -> tuple[pd.DataFrame, str]:
-    """`cost_usd` recomputed from the stored token classes with the shipped table + `prices` merged over it."""
-    import pandas as pd
-
-    if not Path(prices).is_file():
-        raise UserError("price file not found", str(prices), "pass a TOML file with [[price]] entries")
-    table = PriceTable.load(overrides=prices)
-    custom = _custom_endpoint_configs(run_dirs)
-    out = frame.copy()
-    usd: list[float | None] = []
-    reasons: list[str | None] = []
-    row: Any  # a row namedtuple of the executions table
-    for row in out.itertuples(index=False):
-        tokens = TokenUsage(input=int(row.tokens_input), cached_input=int(row.tokens_cached_input),
-                            output=int(row.tokens_output), reasoning=int(row.tokens_reasoning))
-        if not (isinstance(row.model, str) and row.model):  # a model-free agent: nothing to price
-            usd.append(row.cost_usd)
-            reasons.append(row.cost_null_reason)
-            continue
-        cost = table.cost(row.model, tokens, strip_prefix=row.configuration_id not in custom)
-        usd.append(cost.usd)
-        reasons.append(cost.null_reason)
-    out["cost_usd"] = pd.Series(usd, dtype="float64")
-    out["cost_null_reason"] = reasons
-    return out, f"{table.table_id} (digest {table.digest[:12]})"
-
-
-def _custom_endpoint_configs(run_dirs: Sequence[Path]) -> set[str]:
-    found: set[str] = set()
-    for run_dir in run_dirs:
-        path = Path(run_dir) / "manifest.json"
-        if path.is_file():
-            for c in json.loads(path.read_text()).get("configurations", []):
-                if (c.get("agent") or {}).get("options", {}).get("api_base"):
-                    found.add(c["id"])
-    return found

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
-from matchmeter.metrics.calibration import Calibration, read_calibration
+from matchmeter.metrics.calibration import Calibration, check_price_table, read_calibration
 from matchmeter.metrics.conditions import select_condition, unit_column
 from matchmeter.metrics.coverage import coverage_gaps
 from matchmeter.metrics.health import Health, check_health
@@ -55,12 +55,9 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
             condition the runs do not hold, or (without `allow_partial`) incomplete coverage.
     """
     cal = read_calibration(calibration_path)
-    tables = load_results(run_dirs)
-    if prices is None and cal.price_table_id and tables.price_table_id and cal.price_table_id != tables.price_table_id:
-        raise UserError(
-            f"runs were priced with {tables.price_table_id!r} but the calibration with {cal.price_table_id!r}",
-            str(calibration_path), "calibrate and score with one price table, or re-price the runs")
-    health = check_health(tables.frame, run_dirs, prices)
+    tables = load_results(run_dirs, prices=prices)
+    check_price_table(cal, calibration_path, tables)
+    health = check_health(tables.frame, run_dirs, repriced_with=tables.repriced_with)
     trust = trust_states(health.frame)
     frame = select_condition(split_probes(health.frame)[0], condition)
     if frame.empty:
@@ -71,6 +68,11 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
     scores = ams.score(frame, cuts, cal.alpha if alpha is None else alpha, unit_col=unit_column(condition),
                        allow_partial=allow_partial)
     scores = scores._replace(excluded={**health.excluded, **scores.excluded})
+    if scores.table.empty:
+        raise UserError(f"nothing to score under condition {condition!r}: "
+                        + "; ".join(f"{c}: {why}" for c, why in sorted(scores.excluded.items())),
+                        ", ".join(map(str, run_dirs)), "price the models with --prices FILE (it re-prices the "
+                        "stored token counts; calibrate with the same file), or fix what the reasons name")
     scores.table["trust"] = [trust.get(c, "not probed") for c in scores.table["configuration_id"]]
     scored = set(scores.table["configuration_id"])
     partial = {c: m for c, m in coverage_gaps(frame, cuts.task_strata).items() if c in scored}

@@ -44,7 +44,7 @@ def synthetic_results(n_configs: int = 4, n_tasks: int = 12, n_attempts: int = 3
         nulls = frame["configuration_id"].isin([f"cfg{i:02d}" for i in range(n_configs - null_cost_configs, n_configs)])
         frame.loc[nulls, "cost_usd"] = np.nan
         frame.loc[nulls, "cost_null_reason"] = "model not in price table"
-    frame["execution_key"] = [f"k{i:06d}" for i in range(len(frame))]
+    frame["execution_key"] = [f"s{seed}k{i:06d}" for i in range(len(frame))]  # seeds draw different executions
     return frame
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.errors import UserError
+from matchmeter.metrics.repricing import describe_table, reprice_with_table
+from matchmeter.metrics.stored import check_against_stored
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +35,8 @@ class RunTables(NamedTuple):
     frame: pd.DataFrame
     price_table_id: str
     run_ids: list[str]
+    price_table_digest: str = ""  # sha256 of every price entry, when the manifests (or the re-pricing) say
+    repriced_with: str | None = None  # "<table id> (digest <12 hex>)" when `prices` re-priced every row
 
 
 def require_columns(df: pd.DataFrame, columns: Iterable[str], where: str) -> None:
@@ -86,22 +90,28 @@ def validate_results(df: pd.DataFrame, where: str = "results table", columns: Se
     return out
 
 
-def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_COLUMNS) -> RunTables:
+def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_COLUMNS,
+                 prices: Path | None = None) -> RunTables:
     """Read and validate the results of each run directory; concatenate them.
 
     An evaluation directory (`matchmeter evaluate`) also holds `conditions.parquet`: its rows are the
     results joined to the condition units they serve (columns `condition` and `source`), and that table
-    is read instead, so conditions reach every metric.
+    is read instead, so conditions reach every metric. An execution key read through several directories
+    (a run and the evaluation directory that adopted its executions) counts once (`once_per_execution`).
+
+    `prices` (a --prices file): every row is re-priced from its stored token counts with the shipped
+    table + that file (`metrics.health.reprice`), so runs costed with different tables are read as one.
 
     Raises:
-        UserError: a directory without results.parquet, an unreadable or invalid table, or runs
-            costed with different price tables.
+        UserError: a directory without results.parquet, an unreadable or invalid table, a table that
+            disagrees with the run's stored result.json files (`metrics.stored`), or runs costed with
+            different price tables.
     """
     import pandas as pd
 
     if not run_dirs:
         raise UserError("no run directories given", "", "pass one or more runs/<run-id> directories")
-    frames, price_ids, run_ids = [], set(), []
+    frames, price_ids, digests, run_ids = [], set(), set(), []
     for run_dir in map(Path, run_dirs):
         path = run_dir / "conditions.parquet"
         if not path.is_file():
@@ -113,23 +123,59 @@ def load_results(run_dirs: Sequence[Path | str], columns: Sequence[str] = AMS_CO
         except Exception as exc:  # noqa: BLE001 - any parquet failure is a bad input file
             raise UserError(f"unreadable results table: {str(exc).splitlines()[0]}", str(path),
                             "rebuild it from the run's result.json files") from exc
+        check_against_stored(frame, run_dir, str(path), complete=path.name == "results.parquet")
         frames.append(validate_results(frame, str(path), columns))
         run_ids.append(run_dir.name)
-        price_id = _manifest_price_table(run_dir)
+        price_id, digest = _manifest_price_table(run_dir)
         if price_id:
             price_ids.add(price_id)
-    if len(price_ids) > 1:
-        raise UserError(f"runs were costed with different price tables {sorted(price_ids)}", ", ".join(map(str, run_dirs)),
-                        "score runs costed with one price table (re-run or re-price the others)")
-    frame = pd.concat(frames, ignore_index=True)
-    return RunTables(frame, price_ids.pop() if price_ids else "", run_ids)
+        if digest:
+            digests.add(digest)
+    frame = once_per_execution(pd.concat(frames, ignore_index=True))
+    if prices is not None:
+        frame, table = reprice_with_table(frame, [Path(r) for r in run_dirs], prices)
+        return RunTables(frame, table.table_id, run_ids, table.digest, describe_table(table))
+    if len(price_ids) > 1 or len(digests) > 1:
+        tables = sorted(price_ids) if len(price_ids) > 1 else [f"{i} (digest {d[:12]})" for i in price_ids for d in sorted(digests)]
+        raise UserError(f"runs were costed with different price tables {tables}", ", ".join(map(str, run_dirs)),
+                        "re-price them all from their stored token counts with --prices FILE (the file that prices "
+                        "your models; calibrate with the same file)")
+    digest = digests.pop() if len(digests) == 1 else ""
+    return RunTables(frame, price_ids.pop() if price_ids else "", run_ids, digest)
 
 
-def _manifest_price_table(run_dir: Path) -> str:
+def once_per_execution(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each execution key once per condition unit, whichever directories it was read through.
+
+    An evaluation directory adopts a run's executions (`evaluate --reuse`) under the same keys, so
+    `report RUN EVAL` reads every adopted execution twice; one key is one execution. A key may still
+    appear several times inside one evaluation table, once per (condition, source) unit it serves (a
+    pooled description that fell back to Original is the Original execution): those rows are kept.
+    A row without a condition counts as Original when its description is the Original one, as
+    `metrics.conditions.select_condition` reads it.
+    """
+    if "execution_key" not in frame.columns:
+        return frame
+    import pandas as pd
+
+    no_cond = pd.Series(None, index=frame.index, dtype=object)
+    cond = frame["condition"].astype(object) if "condition" in frame.columns else no_cond
+    if "description_origin" in frame.columns:
+        is_orig = frame["description_origin"].fillna("original") == "original"
+        cond = cond.where(cond.notna() | ~is_orig, "original")
+    source = frame["source"].astype(object) if "source" in frame.columns else no_cond
+    unit = pd.DataFrame({"key": frame["execution_key"], "cond": cond.fillna(""), "source": source.fillna("")})
+    repeated = unit.duplicated() & frame["execution_key"].notna()
+    return frame.loc[~repeated].reset_index(drop=True)
+
+
+def _manifest_price_table(run_dir: Path) -> tuple[str, str]:
+    """(price table id, digest) from the run's manifest; empty strings where it says nothing."""
     path = run_dir / "manifest.json"
     if not path.is_file():
-        return ""
+        return "", ""
     try:
-        return str(json.loads(path.read_text()).get("price_table_id", "") or "")
+        manifest = json.loads(path.read_text())
+        return str(manifest.get("price_table_id", "") or ""), str(manifest.get("price_table_digest", "") or "")
     except (OSError, ValueError) as exc:
         raise UserError(f"unreadable manifest: {exc}", str(path), "restore manifest.json or remove it") from exc

@@ -79,6 +79,8 @@ class EvaluationSummary(BaseModel):
     infra_failures: int = Field(0, description="New executions that failed for infrastructure reasons.")
     lm_calls: int = Field(0, description="Model calls of the new executions.")
     lm_cache_hits: int = Field(0, description="Of those, answered from the response cache.")
+    prices: str | None = Field(None, description="The --prices file: the condition tables re-price every "
+                               "execution (adopted ones included) from its stored token counts with it.")
 
 
 def plan_units(frozen: FrozenSet, tasks: list[TaskSpec], targets: list[Configuration],
@@ -186,7 +188,7 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     calls, hits = record_lm_counts(store, [r.execution_key for r in results])
     return EvaluationSummary(run_dir=str(store.root), planned=len(items), executed=len(results),
                              skipped=len(items) - len(results), adopted=reused, units=len(units),
-                             conditions_table=str(table), lm_calls=calls, lm_cache_hits=hits,
+                             conditions_table=str(table), lm_calls=calls, lm_cache_hits=hits, prices=request.prices,
                              infra_failures=sum(r.failure_mode in INFRA_FAILURES for r in results))
 
 
@@ -256,7 +258,8 @@ def render_evaluation(summary: EvaluationSummary, calibration: Path | None, cons
     from matchmeter.report.render import render_tables
 
     out_dir = Path(summary.run_dir) / "tables"
-    tables = write_run_tables(Path(summary.conditions_table), calibration, out_dir)
+    tables = write_run_tables(Path(summary.conditions_table), calibration, out_dir,
+                              prices=Path(summary.prices) if summary.prices else None)
     if not tables:
         console.print("only the Original condition ran: no condition tables (`matchmeter report` shows Table 1)")
         return

@@ -10,13 +10,14 @@ reason in the table notes, never silently.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
-from matchmeter.metrics.calibration import read_calibration
+from matchmeter.metrics.calibration import check_price_table, read_calibration
 from matchmeter.metrics.stats import ranks
-from matchmeter.metrics.table import validate_results
+from matchmeter.metrics.table import load_results
 from matchmeter.report.inputs import make_context
 from matchmeter.report.labels import finish
 from matchmeter.report.render import write_tables
@@ -31,12 +32,13 @@ if TYPE_CHECKING:
 
 def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str, pd.DataFrame]:
     """Every condition table the conditions frame supports."""
-    df = ctx.conditions
-    assert df is not None
-    report = cond.condition_report(df, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
+    assert ctx.conditions is not None
+    report = cond.condition_report(ctx.conditions, ctx.cuts, ctx.alpha, allow_partial=ctx.allow_partial)
+    df = cond.restrict(ctx.conditions, report.pairs)  # every condition table over the same (target, task) set
+    ctx = ctx._replace(conditions=df)
     out: dict[str, pd.DataFrame] = {}
     adapted, why = _adapted(ctx, n_draws, seed)
-    out["table3_conditions"] = table3(report.per_condition, adapted, ctx, why)
+    out["table3_conditions"] = table3(report.per_condition, adapted, ctx, why, report.restricted, report.notes)
     if adapted is not None:
         out["table3_adapted1"] = adapted
     out["conditions_per_pair"] = finish(report.per_pair, ctx, "conditions_per_pair")
@@ -50,20 +52,21 @@ def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str,
 
 
 def write_run_tables(conditions_table: Path, calibration: Path, out_dir: Path, n_draws: int = 10_000,
-                     seed: int = 0) -> dict[str, pd.DataFrame]:
+                     seed: int = 0, prices: Path | None = None) -> dict[str, pd.DataFrame]:
     """The condition tables of one evaluate run (its conditions.parquet) on a frozen calibration, written by the
     report's writer (`render.write_tables`): `evaluate --calibration` and `report` write the same files.
-    Empty when the run holds no condition but Original."""
-    import pandas as pd
-
+    The run is read as `report` reads it (`metrics.table.load_results`: checked against its stored results,
+    re-priced with `prices`, which covers the executions adopted from other runs, and held to the
+    calibration's price table). Empty when the run holds no condition but Original."""
     cal = read_calibration(calibration)
-    frame = validate_results(pd.read_parquet(conditions_table), str(conditions_table))
-    ctx = make_context(frame, cal.cuts(), cal.alpha)
+    tables = load_results([conditions_table.parent], prices=prices)
+    check_price_table(cal, calibration, tables)
+    ctx = make_context(tables.frame, cal.cuts(), cal.alpha)
     if ctx.conditions is None:
         return {}
-    tables = build(ctx, n_draws=n_draws, seed=seed)
-    write_tables(tables, out_dir)
-    return tables
+    built = build(ctx, n_draws=n_draws, seed=seed)
+    write_tables(built, out_dir)
+    return built
 
 
 def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame | None, str]:
@@ -85,8 +88,10 @@ def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame 
     return res, ""
 
 
-def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: ReportContext, why: str) -> pd.DataFrame:
-    """Rows per condition (macro AMS, leader) plus an Adapted-1 row (leader = most often first)."""
+def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: ReportContext, why: str,
+           restricted: frozenset[str] = frozenset(), common_notes: Sequence[str] = ()) -> pd.DataFrame:
+    """Rows per condition (macro AMS, leader) plus an Adapted-1 row (leader = most often first). Every
+    condition is scored over the same (target, task) set; a row that lost pairs to it is flagged RESTRICTED."""
     import numpy as np
     import pandas as pd
 
@@ -97,8 +102,12 @@ def table3(per_condition: pd.DataFrame, adapted: pd.DataFrame | None, ctx: Repor
             "condition": "adapted1", "n_pairs": len(adapted), "macro_ams": np.nan, "leader": top["configuration_id"],
             "leader_first_share": float(top["first_share"]),
             "exact_order_share": float(adapted.attrs["exact_order_share"])}])], ignore_index=True)
-    notes = ["macro AMS = mean AMS over the condition's (target) pairs; Self covers only targets that are sources"]
-    return finish(rows, ctx, "table3_conditions", config_cols=("leader",), notes=[*notes, *([why] if why else [])])
+    notes = ["macro AMS = mean AMS over the condition's (target) pairs; Self covers only targets that are sources",
+             *common_notes]
+    out = finish(rows, ctx, "table3_conditions", config_cols=("leader",), notes=[*notes, *([why] if why else [])])
+    out["flags"] = [" ".join(f for f in (flags, "RESTRICTED" if c in restricted else "") if f)
+                    for flags, c in zip(out["flags"], out["condition"], strict=True)]
+    return out
 
 
 def rank_shifts(per_pair: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:

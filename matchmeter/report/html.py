@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
-from matchmeter.metrics.calibration import read_calibration
+from matchmeter.metrics.calibration import check_price_table, read_calibration
 from matchmeter.metrics.health import check_health
 from matchmeter.metrics.table import load_results
 from matchmeter.report import svg
@@ -161,15 +161,19 @@ def write_report(run_dirs: Sequence[Path], calibration_path: Path, out: Path, *,
     if out.is_dir():
         raise UserError("--out is a directory", str(out), "pass a file name such as report.html")
     cal = read_calibration(calibration_path)
-    loaded = load_results(run_dirs)
-    health = check_health(loaded.frame, run_dirs, prices)  # infra-failure configurations set aside; re-priced
-    if prices is None and cal.price_table_id and loaded.price_table_id and cal.price_table_id != loaded.price_table_id:
-        raise UserError(f"runs were priced with {loaded.price_table_id!r} but the calibration with {cal.price_table_id!r}",
-                        str(calibration_path), "calibrate and report with one price table, or re-price the runs")
+    loaded = load_results(run_dirs, prices=prices)  # every run re-priced from its token counts with --prices
+    check_price_table(cal, calibration_path, loaded)
+    health = check_health(loaded.frame, run_dirs, repriced_with=loaded.repriced_with)  # infra failures set aside
     tasks = task_context(run_dirs, task_paths)
     tables = build_tables(health.frame, cal, reference_paths=tasks.reference_paths, run_dirs=run_dirs,
                           core_task_ids=tasks.core_task_ids, n_resamples=n_resamples, seed=seed, n_draws=n_draws,
                           task_note=tasks.note, allow_partial=allow_partial)
+    if tables["table1_configurations"]["ams"].isna().all():
+        why = [n for n in tables["table1_configurations"].attrs["notes"] if ": not scored: " in n]
+        why += [f"{c}: {r}" for c, r in sorted(health.excluded.items())]
+        raise UserError("nothing to score: " + ("; ".join(why) or "no configuration has an AMS"),
+                        ", ".join(map(str, run_dirs)), "price the models with --prices FILE (it re-prices the stored "
+                        "token counts; calibrate with the same file), or fix what the reasons name")
     atomic_write_text(out, render_html(tables, cal, run_dirs))
     out.chmod(0o644)  # the temp-file write leaves 0600; a report is meant to be opened and shared
     paths = write_tables(tables, tables_dir or out.with_name(f"{out.stem}-tables"))

@@ -79,11 +79,11 @@ def test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they
                                  "--api-key-env", "MM_TEST_KEY", "--out", str(tmp_path / "broken"), *common, timeout=600)
     assert broken.returncode == 1
     runs = [str(tmp_path / "oracle"), str(tmp_path / "broken")]
-    cal = tmp_path / "cal.json"
-    assert run_matchmeter("calibrate", runs[0], "--out", str(cal), timeout=300).returncode == 0
     prices = tmp_path / "p.toml"
     prices.write_text('table_id = "mine"\n[[price]]\npattern = "openai/coder"\ninput = 1.0\ncached_input = 0.0\n'
                       'output = 1.0\nreasoning = 1.0\n')
+    cal = tmp_path / "cal.json"  # calibrated with the table the runs are scored with (their grids are in its dollars)
+    assert run_matchmeter("calibrate", runs[0], "--out", str(cal), "--prices", str(prices), timeout=300).returncode == 0
     scored = run_matchmeter("score", *runs, "--calibration", str(cal), "--out-dir", str(tmp_path / "s"),
                              "--json", "--prices", str(prices), timeout=300)
     assert scored.returncode == 0, scored.stderr
@@ -93,7 +93,7 @@ def test_score_and_report_leave_out_an_all_infra_configuration_and_say_when_they
     assert payload["excluded"]["openai/coder+bash"].startswith("3 of 3 executions are infrastructure failures")
     assert payload["repriced_with"].startswith("2026-11-01+mine (digest ")
     report = run_matchmeter("report", *runs, "--calibration", str(cal), "--out", str(tmp_path / "r.html"),
-                             "--quiet", "--bootstrap", "20", "--draws", "10", timeout=600)
+                             "--quiet", "--bootstrap", "20", "--draws", "10", "--prices", str(prices), timeout=600)
     assert report.returncode == 0, report.stderr
     assert ("infrastructure failures: openai/coder+bash: 3 of 3 executions (left out of the report: mostly "
             "infrastructure failures)") in " ".join(report.stdout.split())
