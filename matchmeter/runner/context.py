@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from matchmeter.errors import UserError
 from matchmeter.runner.agents import get_agent
-from matchmeter.runner.endpoints import announce_first_errors, model_endpoints, preflight_models
+from matchmeter.runner.endpoints import (
+    announce_first_errors,
+    check_sim_personas,
+    model_endpoints,
+    preflight_models,
+)
 from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, ExecutionResult, TaskSpec
@@ -113,6 +118,7 @@ class RunSpec:
             check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
+        check_sim_personas(self.configurations)
         preflight_models(model_endpoints(self.configurations))
         return Preflighted(self, backend)
 
