@@ -28,7 +28,7 @@ from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.store import RunStore
+from matchmeter.runner.store import RunStore, check_out_dir
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
 if TYPE_CHECKING:
@@ -156,6 +156,7 @@ def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: l
 
 def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSummary:
     """Plan the needed executions, run what is missing, write conditions.parquet."""
+    check_out_dir(Path(request.out), ("evaluation.json",))
     frozen = load_frozen(Path(request.descriptions))
     tasks = _tasks_of(frozen, request)
     units = plan_units(frozen, tasks, request.targets, request.conditions)

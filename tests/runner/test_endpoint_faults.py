@@ -50,10 +50,10 @@ def test_a_server_fault_mid_run_is_infra_error_sent_once_per_attempt_and_resumab
         server.fault = fault
         summary = _run(tasks, tmp_path / "run", server.api_base)
         [result] = _stored(tmp_path / "run")
+        assert (server.count("ok"), server.count(fault)) == (1, 4)  # the preflight ping, then 4 attempts
         assert result["failure_mode"] == "infra_error"
         assert server.api_base in result["error"]
         assert "4 attempts" in result["error"]
-        assert (server.count("ok"), server.count(fault)) == (1, 4)  # the preflight ping, then 4 attempts
         assert summary.infra_failures == summary.executed == 1
         server.fault = "ok"
         resumed = _run(tasks, tmp_path / "run", server.api_base, resume=True, retry_failed=["infra_error"])
