@@ -646,7 +646,7 @@ def main() -> None:
     import faulthandler
     import signal
 
-    from matchmeter.errors import UserError
+    from matchmeter.errors import MatchmeterError, UserError
 
     # A run that seems stuck can be asked where it is: `kill -USR1 <pid>` prints every thread's stack to stderr.
     try:
@@ -664,6 +664,12 @@ def main() -> None:
     except KeyboardInterrupt:
         _console(stderr=True).print("interrupted")
         sys.exit(130)
+    except MatchmeterError as exc:
+        # Not the user's input but what a command met on its way (a model endpoint that failed the rewriter or
+        # the judge): one line, exit 1; what was stored is kept and the same command continues from it.
+        _console(stderr=True).print(f"error: {exc}; fix that, then resume by running the same command again: "
+                                    f"{_resume_hint()}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
     except Exception as exc:
         # typer vendors click, so its exceptions are matched by shape: usage errors show themselves.
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):
