@@ -84,6 +84,27 @@ def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path |
     return {k: v for k, v in options.items() if v}
 
 
+def _check_spend_cap(value: float | None, flag: str = "--spend-cap") -> float | None:
+    """A spend cap is a positive, finite number of USD (-1, 0, nan and inf would cap nothing or everything)."""
+    import math
+
+    from matchmeter.errors import UserError
+
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise UserError(f"{flag} must be a positive number of USD, not {value:g}", flag, "e.g. --spend-cap 5")
+    return value
+
+
+def _io_error(exc: OSError, out: Path, hint: str) -> Exception:
+    """A file-system error during a command that stores as it goes (a full disk, a directory made read-only):
+    one line with the path and the command that resumes; what was stored stays (every write is atomic)."""
+    from matchmeter.errors import UserError
+
+    where = exc.filename if exc.filename is not None else out
+    return UserError(f"cannot write: {exc.strerror or type(exc).__name__}", str(where),
+                     f"free space or fix permissions there, then resume with: {hint}")
+
+
 def _resume_hint(extra: str = "") -> str:
     """The command line that continues an interrupted command (printed on Ctrl-C, also with --quiet)."""
     import shlex
@@ -93,8 +114,10 @@ def _resume_hint(extra: str = "") -> str:
 
 
 def _warn(lines: list[str]) -> None:
-    for line in lines:
-        _console(stderr=True).print(f"[yellow]warning:[/] {line}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    for line in lines:  # escaped: a message's own brackets ([[price]]) are text, not markup
+        _console(stderr=True).print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 # ------------------------------------------------------------------ tasks
@@ -210,7 +233,7 @@ def run(
     config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
     request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
-                         resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=spend_cap,
+                         resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=_check_spend_cap(spend_cap),
                          with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
                          prices=options.get("prices"), base_aliases=parse_aliases(base_alias or []),
                          executor=executor, ray_address=ray_address)
@@ -219,8 +242,10 @@ def run(
         summary = execute_run(request, progress=not quiet)
     except KeyboardInterrupt:
         _console(stderr=True).print(f"interrupted; resume with: {_resume_hint('--resume')}", highlight=False,
-                                    soft_wrap=True)
+                                    markup=False, soft_wrap=True)
         raise
+    except OSError as exc:
+        raise _io_error(exc, out, _resume_hint("--resume")) from None
     _render_run_summary(summary, as_json)
     if summary.executed and summary.infra_failures == summary.executed:
         _console(stderr=True).print(
@@ -397,7 +422,7 @@ def optimize(
                               candidates=candidates, out=str(out), backend=backend, api_base=api_base, generic=generic,
                               concurrency=concurrency, api_key_env=api_key_env, rewriter_api_base=rewriter_api_base,
                               rewriter_api_key_env=rewriter_api_key_env, judge_api_base=judge_api_base,
-                              judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=spend_cap,
+                              judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=_check_spend_cap(spend_cap),
                               prices=_reach_options(None, None, prices, False).get("prices"), executor=executor,
                               ray_address=ray_address)
     _warn(_optimize_warnings(request))
@@ -405,8 +430,10 @@ def optimize(
         summary = run_optimize(request, progress=not quiet)
     except KeyboardInterrupt:
         _console(stderr=True).print(f"interrupted; resume by running the same command again: {_resume_hint()}",
-                                    highlight=False, soft_wrap=True)
+                                    highlight=False, markup=False, soft_wrap=True)
         raise
+    except OSError as exc:
+        raise _io_error(exc, out, _resume_hint()) from None
     _render_optimize_summary(summary)
 
 
@@ -547,8 +574,10 @@ def evaluate_cmd(
         summary = evaluate(request, progress=not quiet)
     except KeyboardInterrupt:
         _console(stderr=True).print(f"interrupted; resume by running the same command again: {_resume_hint()}",
-                                    highlight=False, soft_wrap=True)
+                                    highlight=False, markup=False, soft_wrap=True)
         raise
+    except OSError as exc:
+        raise _io_error(exc, out, _resume_hint()) from None
     render_evaluation(summary, calibration, _console())
     if summary.executed and summary.infra_failures == summary.executed:
         _console(stderr=True).print(f"[bold red]error:[/] every one of the {summary.executed} new executions failed "
@@ -625,7 +654,7 @@ def main() -> None:
     import faulthandler
     import signal
 
-    from matchmeter.errors import UserError
+    from matchmeter.errors import MatchmeterError, UserError
 
     # A run that seems stuck can be asked where it is: `kill -USR1 <pid>` prints every thread's stack to stderr.
     try:
@@ -635,11 +664,20 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)
     except UserError as exc:
-        _console(stderr=True).print(f"[bold red]error:[/] {exc.line()}", highlight=False, soft_wrap=True)
+        from rich.markup import escape
+
+        # escaped: a message's own brackets ([[price]], a list of names) are text, not rich markup
+        _console(stderr=True).print(f"[bold red]error:[/] {escape(exc.line())}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         _console(stderr=True).print("interrupted")
         sys.exit(130)
+    except MatchmeterError as exc:
+        # Not the user's input but what a command met on its way (a model endpoint that failed the rewriter or
+        # the judge): one line, exit 1; what was stored is kept and the same command continues from it.
+        _console(stderr=True).print(f"error: {exc}; fix that, then resume by running the same command again: "
+                                    f"{_resume_hint()}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
     except Exception as exc:
         # typer vendors click, so its exceptions are matched by shape: usage errors show themselves.
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):

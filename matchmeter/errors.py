@@ -42,6 +42,18 @@ class InfraError(MatchmeterError):
     """Transient infrastructure trouble (engine hiccup, stub server gone); retried by the executor."""
 
     failure_mode = "infra_error"
+    # Whether the executor reruns the whole trial on it. A model endpoint's faults were already retried call
+    # by call by the LM client: a second layer would multiply what the server receives (EndpointError).
+    rerun_trial: ClassVar[bool] = True
+
+
+class EndpointError(InfraError):
+    """The model endpoint failed, not the model: unreachable, 5xx or timeouts that persisted past the client's
+    retries, a malformed body, a rejected key or unknown model mid-run. Stored as infra_error and never as the
+    agent's failure; not rerun by the executor (the client's retries are the one retry layer), rerun by
+    `run --resume --retry-failed infra_error`."""
+
+    rerun_trial = False
 
 
 class AgentTimeout(MatchmeterError):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from matchmeter.errors import AgentError, InfraError
+from matchmeter.errors import AgentError
 
 if TYPE_CHECKING:
     from matchmeter.llm.protocols import LMClientLike
@@ -183,7 +183,9 @@ class Judge:
             messages = [*messages[:-1], {**last, "content": f"{last['content']}\n(independent review {index + 1} of {votes})"}]
         try:
             reply = self.client.complete(messages, **sampling)
-        except (AgentError, InfraError) as exc:  # a failed judge call is a rejecting vote, recorded
+        # A refused judge call is a rejecting vote, recorded. An endpoint fault (InfraError) is not a vote: it
+        # stops the command, which resumes once the endpoint answers.
+        except AgentError as exc:
             return JudgeVote(index=index, passed=False, error=str(exc)[:300])
         parsed = parse_reply(reply.text)
         if parsed is None:

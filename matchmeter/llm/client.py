@@ -2,7 +2,7 @@
 
 Flow of `complete(messages, **sampling)`: look the request up in the cache (a hit spends nothing new
 and is counted in `stats.hits`); otherwise check the spend ledger (SpendCapReached before any HTTP
-call), call litellm with tenacity retries on an allow-list (429, timeouts, 500/502/503/504), split
+call), call litellm through the one retry loop of llm/faults.py (429, timeouts, 5xx, malformed), split
 `usage` into token classes, price them with the dated table, store the reply, charge the ledger.
 
 Cache hits and cost: a hit's `LMReply.cost` is the *priced original usage* (the same number the
@@ -10,10 +10,11 @@ uncached call reported) so rewards, budgets and cost metrics of an execution do 
 state; `LMReply.new_spend_usd` is 0.0 on a hit and only new spend reaches the ledger. Reports that
 want money actually billed sum `cost` over calls with `cache_hit == False`.
 
-Errors: a malformed reply (body not JSON, no choices) → AgentError, not retried; retryable faults that
-persist past the last attempt or a refused connection → InfraError; a rejected key (401/403), an unknown
-model (404) or an unknown provider → UserError naming the endpoint (the user must fix it, it is never
-the model's fault); any other provider error → AgentError. API keys are read from the named
+Errors (llm/faults.py): the endpoint's faults — a malformed reply (body not JSON, no choices), timeouts,
+429/5xx or a refused connection that persist past the last attempt, a stream cut short — → EndpointError
+(infra_error); a rejected key (401/403), an unknown model (404) or an unknown provider → UserError
+naming the endpoint (the user must fix it, it is never the model's fault); any other provider error
+(a 400: the request the agent built) → AgentError. A `deadline` bounds every attempt and the waits. API keys are read from the named
 environment variable at call time and never logged, cached or stored. The cache key includes the
 endpoint and the served model identity (llm/cache.py); `preflight` (below) checks each endpoint once.
 """
@@ -21,7 +22,6 @@ endpoint and the served model identity (llm/cache.py); `preflight` (below) check
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import os
 import time
@@ -32,8 +32,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from matchmeter.errors import AgentError, InfraError, UserError
+from matchmeter.errors import EndpointError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
+from matchmeter.llm.faults import Backoff, MalformedReply, Where, call_with_retries, short
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.protocols import LMReply, RunLedger
 from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
@@ -42,10 +43,6 @@ from matchmeter.schema import Cost, TokenUsage, utcnow
 
 log = logging.getLogger("matchmeter.llm")
 
-RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-# Phrases litellm puts in the 500 it raises for a 200 whose body it could not parse.
-MALFORMED_MARKERS = ("Expecting value", "Received response", "no 'choices'", "JSONDecodeError",
-                     "Invalid response object", "Unterminated string")
 NO_KEY_PLACEHOLDER = "sk-matchmeter-no-key"  # the OpenAI SDK insists on a key; local servers ignore it
 
 
@@ -120,15 +117,17 @@ class LMClient:
 
     # ------------------------------------------------------------------ public
 
-    def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
-        """One chat completion. Raises SpendCapReached, AgentError, InfraError, UserError (missing key)."""
+    def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None,
+                 deadline: float | None = None, **sampling: Any) -> LMReply:
+        """One chat completion, cut at `deadline` (time.monotonic()) if given. Raises SpendCapReached,
+        AgentError, EndpointError, AgentTimeout, UserError (missing key)."""
         key, hit = self._cached(messages, sampling)
         if hit is not None:
             return hit
         self.stats.misses += 1
         self.spend.check()
         started, t0 = utcnow(), time.monotonic()
-        response = self._call_with_retries(messages, sampling, timeout_s or self.timeout_s)
+        response = self._call_with_retries(messages, sampling, timeout_s or self.timeout_s, deadline)
         text, reported, tokens, usage_reported = parse_response(response, self.model)
         tool_calls = message_tool_calls(_get(_get(response, "choices")[0], "message"))
         cost = self._price(tokens, usage_reported)
@@ -156,13 +155,13 @@ class LMClient:
                             new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
 
     def stream(self, messages: list[dict[str, Any]], on_delta: Callable[[str, str | None], None], *,
-               timeout_s: float | None = None, **sampling: Any) -> LMReply:
+               timeout_s: float | None = None, deadline: float | None = None, **sampling: Any) -> LMReply:
         """`complete`, streamed: each text delta goes to `on_delta(text, reported_model)` as the upstream sends it.
 
         Same cache key, spend cap and pricing as `complete` (a streamed and a plain request for the same
         conversation share one cache entry); a hit is delivered as one delta. Usage is read from the final
         chunk (`stream_options.include_usage` is asked upstream). Retries cover opening the stream only:
-        once a delta went out, a broken stream raises AgentError and nothing is cached. Tool calls are
+        once a delta went out, a broken stream raises EndpointError and nothing is cached. Tool calls are
         assembled from their fragments and returned whole in `LMReply.tool_calls`.
         """
         key, hit = self._cached(messages, sampling)
@@ -175,7 +174,7 @@ class LMClient:
         started, t0 = utcnow(), time.monotonic()
         chunks = self._call_with_retries(messages, {**sampling, "stream": True,
                                                     "stream_options": {"include_usage": True}},
-                                         timeout_s or self.timeout_s)
+                                         timeout_s or self.timeout_s, deadline)
         parts: list[str] = []
         calls: dict[int, dict[str, Any]] = {}  # tool calls arrive in fragments, by index
         reported: str | None = None
@@ -192,8 +191,8 @@ class LMClient:
                     for fragment in _get(_get(choice, "delta"), "tool_calls") or []:
                         _merge_tool_call(calls, fragment)
         except Exception as exc:
-            raise AgentError(f"model {self.model}: the stream broke off after {len(parts)} deltas: "
-                             f"{type(exc).__name__}: {_short(exc)}") from None
+            raise EndpointError(f"model {self.model} at {self.api_base or 'the provider default endpoint'}: the "
+                                f"stream broke off after {len(parts)} deltas: {type(exc).__name__}: {short(exc)}") from None
         text = "".join(parts)
         # litellm stamps its chunks with the requested model; the upstream's own name is kept aside.
         reported = getattr(chunks, "_provider_response_model", None) or reported
@@ -243,107 +242,35 @@ class LMClient:
             return value
         return NO_KEY_PLACEHOLDER if self.api_base else None
 
-    def _call_with_retries(self, messages: list[dict[str, Any]], sampling: dict[str, Any], timeout_s: float) -> Any:
-        import tenacity
-
+    def _call_with_retries(self, messages: list[dict[str, Any]], sampling: dict[str, Any], timeout_s: float,
+                           deadline: float | None = None) -> Any:
+        """One request, retried by llm/faults.py (the only retry layer: litellm's and the SDK's are off)."""
         api_key = self._api_key()  # a missing key variable fails before litellm's import (seconds of CPU)
         litellm = import_litellm()
         kwargs: dict[str, Any] = {"model": litellm_model_name(self.model, self.api_base), "messages": messages,
-                                  "timeout": timeout_s, "num_retries": 0, "max_retries": 0, **sampling}
+                                  "num_retries": 0, "max_retries": 0, **sampling}
         if self.api_base:
             kwargs["api_base"] = self.api_base
         if api_key:
             kwargs["api_key"] = api_key
+        streamed = bool(sampling.get("stream"))
 
-        def attempt() -> Any:
+        def attempt(budget_s: float) -> Any:
+            response = litellm.completion(**kwargs, timeout=budget_s)
+            if not streamed and not _get(response, "choices"):
+                raise MalformedReply("no choices in the response")
+            return response
+
+        sent = [0]
+
+        def counted() -> None:
+            self.stats.retries += sent[0] > 0
             self.stats.http_calls += 1
-            try:
-                return litellm.completion(**kwargs)
-            except Exception as exc:
-                if is_malformed(exc):
-                    raise AgentError(f"malformed reply from model {self.model}: {_short(exc)}") from None
-                raise
+            sent[0] += 1
 
-        def before_sleep(state: tenacity.RetryCallState) -> None:
-            self.stats.retries += 1
-            log.info("lm retry %d for model=%s after %s", state.attempt_number, self.model,
-                     type(state.outcome.exception()).__name__ if state.outcome else "?")
-
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self.retry.attempts),
-            wait=tenacity.wait_exponential(multiplier=self.retry.wait_initial_s, min=self.retry.wait_initial_s,
-                                           max=self.retry.wait_max_s),
-            retry=tenacity.retry_if_exception(is_retryable),
-            before_sleep=before_sleep,
-            reraise=True,
-        )
-        try:
-            return retrying(attempt)
-        except (AgentError, UserError):
-            raise
-        except Exception as exc:
-            raise classify_error(exc, self.model, self.retry.attempts, self.api_base, self.api_key_env) from None
-
-
-def _status(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    return " ".join(str(exc).split())[:limit]
-
-
-def is_malformed(exc: BaseException) -> bool:
-    chain: BaseException | None = exc
-    while chain is not None:
-        if isinstance(chain, json.JSONDecodeError):
-            return True
-        chain = chain.__cause__ or chain.__context__
-    return any(marker in str(exc) for marker in MALFORMED_MARKERS)
-
-
-def is_connection_error(exc: BaseException) -> bool:
-    """Nothing listening / connection refused. litellm reports it as a 500 "Connection error." on the
-    OpenAI route, so the name, the message and the cause chain are all consulted."""
-    chain: BaseException | None = exc
-    while chain is not None:
-        name = type(chain).__name__
-        if "APIConnectionError" in name or "ConnectError" in name or "Connection error" in str(chain):
-            return True
-        chain = chain.__cause__ or chain.__context__
-    return False
-
-
-def is_retryable(exc: BaseException) -> bool:
-    """Allow-list: timeouts and HTTP 429/500/502/503/504. Everything else fails at once."""
-    if isinstance(exc, AgentError | UserError):
-        return False
-    if "Timeout" in type(exc).__name__:
-        return True
-    return _status(exc) in RETRY_STATUS
-
-
-def classify_error(exc: Exception, model: str, attempts: int, api_base: str | None = None,
-                   api_key_env: str | None = None) -> Exception:
-    """Map a provider exception to our hierarchy with a one-line message (never the request headers)."""
-    name, status = type(exc).__name__, _status(exc)
-    where = f"endpoint {api_base or 'provider default'}, model {model}"
-    key = f"${api_key_env}" if api_key_env else "the provider's key variable (or pass --api-key-env)"
-    if is_connection_error(exc):
-        return InfraError(f"cannot reach {api_base or 'the provider'} for model {model} "
-                          f"({attempts} attempts): {_short(exc, 160)}")
-    if is_retryable(exc):
-        return InfraError(f"model {model}: {name} persisted after {attempts} attempts: {_short(exc)}")
-    if status in (401, 403) or "AuthenticationError" in name or "PermissionDenied" in name:
-        return UserError(f"the server rejected the API key (HTTP {status or 401})", where, f"check {key}")
-    if status == 404 or "NotFoundError" in name:
-        return UserError(f"model not found: {_short(exc, 160)}", where,
-                         "check the model name against the server's /v1/models (or --api-base)")
-    if "LLM Provider NOT provided" in str(exc) or "Provider NOT provided" in str(exc):
-        return UserError("unknown provider in the model string", where,
-                         "write provider/model (e.g. openai/<served name> for an OpenAI-compatible server)")
-    return AgentError(f"model {model} failed: {name}: {_short(exc)}")
+        return call_with_retries(attempt, Where(self.model, self.api_base, self.api_key_env),
+                                 Backoff(self.retry.attempts, self.retry.wait_initial_s, self.retry.wait_max_s),
+                                 timeout_s, deadline, counted)
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -355,14 +282,14 @@ def _get(obj: Any, name: str) -> Any:
 
 
 def parse_response(response: Any, model: str) -> tuple[str, str | None, TokenUsage, bool]:
-    """(text, reported model, token classes, whether usage was reported). Raises AgentError if malformed."""
+    """(text, reported model, token classes, whether usage was reported). Raises EndpointError if malformed."""
     choices = _get(response, "choices")
     if not choices:
-        raise AgentError(f"malformed reply from model {model}: no choices in the response")
+        raise EndpointError(f"malformed reply from model {model}: no choices in the response")
     message = _get(choices[0], "message")
     text = _get(message, "content")
     if text is not None and not isinstance(text, str):
-        raise AgentError(f"malformed reply from model {model}: message content is {type(text).__name__}, not text")
+        raise EndpointError(f"malformed reply from model {model}: message content is {type(text).__name__}, not text")
     tokens, usage_reported = usage_tokens(_get(response, "usage"))
     reported = _get(response, "model")
     return text or "", (str(reported) if reported else None), tokens, usage_reported

@@ -15,9 +15,16 @@ run's spend ledger. A request carrying no known token is answered 401 and reache
 
 Answers the agent sees when a call does not go through (every one is recorded in the meter):
     402 budget_exceeded / spend_cap_reached   refused before any upstream call; the trial ends on it
-    502 upstream_error                        malformed reply or a provider error (after retries)
-    503 upstream_unavailable                  retryable faults persisted, or the endpoint is unreachable
-402 is used for refusals because OpenAI and Anthropic SDKs do not retry it (they retry 408/409/429/5xx).
+    402 agent_deadline                        the task's agent deadline passed (the call in flight is cut
+                                              there: `GatewaySession.deadline`, set by the trial)
+    502 upstream_error                        the provider refused the request the agent built (a 400)
+    503 upstream_unavailable                  the endpoint failed: faults persisted past the client's
+                                              retries, unreachable, malformed reply (llm/faults.py)
+    500 gateway_misconfigured                 the endpoint rejected the key or does not know the model
+    424 (the kind of the first failure)       any later call of a session whose endpoint already failed:
+                                              answered without calling the endpoint again
+402 and 424 are used because OpenAI and Anthropic SDKs do not retry them (they retry 408/409/429/5xx):
+the client's retry loop is the only one, so the server receives as many requests as the error says.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, Field
 
-from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapReached, UserError
+from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, SpendCapReached, UserError
 from matchmeter.llm.gateway_wire import AnthropicWire, OpenAIChatWire, Wire
 from matchmeter.llm.gateway_wire_gemini import GeminiWire
 from matchmeter.llm.gateway_wire_responses import ResponsesWire
@@ -80,8 +87,10 @@ class Delta(NamedTuple):
     model: str | None  # the model the upstream says is answering, when it said so
 
 
-ERROR_STATUS: dict[str, int] = {"budget_exceeded": 402, "spend_cap_reached": 402, "upstream_error": 502,
-                                "upstream_unavailable": 503, "gateway_misconfigured": 500}
+ERROR_STATUS: dict[str, int] = {"budget_exceeded": 402, "spend_cap_reached": 402, "agent_deadline": 402,
+                                "upstream_error": 502, "upstream_unavailable": 503, "gateway_misconfigured": 500}
+ENDPOINT_FAILED = ("upstream_unavailable", "gateway_misconfigured")  # the endpoint's fault, not the agent's
+LATCHED_STATUS = 424  # a later call of a session whose endpoint failed: not retried by SDKs
 
 
 class GatewaySession:
@@ -91,6 +100,8 @@ class GatewaySession:
         self.execution_id, self.upstream, self.meter = execution_id, upstream, meter
         self.token = TOKEN_PREFIX + secrets.token_urlsafe(24)
         self.client = self._make_client(ledger)
+        self.deadline: float | None = None  # time.monotonic() of the task's agent deadline (set by the trial)
+        self.endpoint_failure: tuple[str, str] | None = None  # (kind, message) of the endpoint's first failure
 
     def _make_client(self, ledger: RunLedger | None) -> LMClient:
         from matchmeter.llm.client import LMClient, RetryPolicy
@@ -116,28 +127,38 @@ class GatewaySession:
         kind, message, reply = "ok", "", None
         try:
             self.meter.admit(count_prompt_tokens(messages))
-            if on_delta is None:
-                reply = self.client.complete(messages, **sampling)
+            if self.endpoint_failure is not None:  # one retry layer: the client's, already spent on this endpoint
+                kind, message = self.endpoint_failure
+                message = f"not sent: this execution's model endpoint already failed: {message}"
+            elif self.deadline is not None and time.monotonic() >= self.deadline:
+                kind, message = "agent_deadline", "matchmeter gateway refused the call: the task's agent deadline passed"
+            elif on_delta is None:
+                reply = self.client.complete(messages, deadline=self.deadline, **sampling)
             else:
-                reply = self.client.stream(messages, on_delta, **sampling)
+                reply = self.client.stream(messages, on_delta, deadline=self.deadline, **sampling)
         except BudgetExceeded as exc:
             kind, message = "budget_exceeded", f"matchmeter gateway refused the call: {exc}"
         except SpendCapReached as exc:
             self.meter.refuse(exc)
             kind, message = "spend_cap_reached", f"matchmeter gateway refused the call: {exc}"
+        except AgentTimeout as exc:
+            kind, message = "agent_deadline", str(exc)
         except AgentError as exc:
             kind, message = "upstream_error", str(exc)
         except InfraError as exc:
             kind, message = "upstream_unavailable", str(exc)
         except UserError as exc:
             kind, message = "gateway_misconfigured", exc.line()
-        update: dict[str, Any] = {"latency_s": time.monotonic() - t0,
-                                  "upstream_attempts": self.client.stats.http_calls - attempts_before}
+        attempts = self.client.stats.http_calls - attempts_before
+        update: dict[str, Any] = {"latency_s": time.monotonic() - t0, "upstream_attempts": attempts}
         if reply is not None:
             update.update(model_answered=reply.reported_model, tokens=reply.tokens, cost=reply.cost,
                           cache_hit=reply.cache_hit)
         else:
-            update.update(status=ERROR_STATUS[kind], error=message, error_kind=kind)
+            latched = kind in ENDPOINT_FAILED and self.endpoint_failure is not None
+            if kind in ENDPOINT_FAILED and self.endpoint_failure is None:
+                self.endpoint_failure = (kind, message)
+            update.update(status=LATCHED_STATUS if latched else ERROR_STATUS[kind], error=message, error_kind=kind)
         recorded = self.meter.record(call.model_copy(update=update))
         return Outcome(recorded.status, kind, message, reply, recorded)
 

@@ -3,8 +3,9 @@
 It posts an OpenAI chat request with the execution's token and turns the answer into an `LMReply`
 whose tokens, cost, cache flag and answering model are the gateway's metered values (the `matchmeter`
 field of the reply), so the bash agent's per-step view and the gateway's record are the same numbers.
-A refusal becomes the error the trial ends on (BudgetExceeded, SpendCapReached); an upstream failure
-becomes AgentError or InfraError, as it would from `LMClient`.
+A refusal becomes the error the trial ends on (BudgetExceeded, SpendCapReached, AgentTimeout at the
+task's deadline); the endpoint's failure becomes EndpointError (with the gateway's message, which names
+the endpoint), a refused request AgentError, as they would from `LMClient`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from matchmeter.errors import AgentError, BudgetExceeded, InfraError, SpendCapReached
+from matchmeter.errors import (
+    AgentError,
+    AgentTimeout,
+    BudgetExceeded,
+    EndpointError,
+    InfraError,
+    SpendCapReached,
+)
 from matchmeter.llm.protocols import LMReply
 from matchmeter.schema import Cost, TokenUsage, utcnow
 
@@ -26,7 +34,7 @@ class GatewayClient:
         self.base_url, self.token, self.model, self.timeout_s = base_url.rstrip("/"), token, model, timeout_s
 
     def complete(self, messages: list[dict[str, Any]], *, timeout_s: float | None = None, **sampling: Any) -> LMReply:
-        """One call. Raises BudgetExceeded, SpendCapReached, AgentError, InfraError."""
+        """One call. Raises BudgetExceeded, SpendCapReached, AgentTimeout, AgentError, EndpointError, InfraError."""
         import httpx
 
         started = utcnow()
@@ -36,7 +44,8 @@ class GatewayClient:
                                   headers={"Authorization": f"Bearer {self.token}"},
                                   timeout=(timeout_s or self.timeout_s) + 5.0)
         except httpx.HTTPError as exc:
-            raise InfraError(f"the model gateway is unreachable: {type(exc).__name__}: {exc}") from None
+            raise InfraError(f"matchmeter's model gateway ({self.base_url}) did not answer: {type(exc).__name__}: "
+                             f"{exc}") from None
         if response.status_code != 200:
             raise _error(response)
         body = response.json()
@@ -67,8 +76,12 @@ def _error(response: Any) -> Exception:
         return SpendCapReached(message)
     if kind == "budget_exceeded":
         return _budget_error(message)
-    if response.status_code in (401, 503):
-        return InfraError(f"model gateway answered {response.status_code}: {message}")
+    if kind == "agent_deadline":
+        return AgentTimeout(message)
+    if kind in ("upstream_unavailable", "gateway_misconfigured"):
+        return EndpointError(message)
+    if response.status_code == 401:
+        return InfraError(f"matchmeter's model gateway refused this execution's token: {message}")
     return AgentError(message)
 
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.cache import ResponseCache
 from matchmeter.llm.client import LMClient, RetryPolicy
+from matchmeter.llm.faults import is_malformed
 
 PING = [{"role": "user", "content": "Reply with the single word OK."}]
 
@@ -54,6 +55,9 @@ def preflight_endpoints(endpoints: Iterable[Endpoint], *, cache_dir: Path | None
         except UserError as exc:
             raise UserError(f"preflight failed: {exc.what}", exc.where or endpoint.label(), exc.fix) from None
         except InfraError as exc:
+            if is_malformed(exc):
+                raise UserError(f"preflight failed: the server's reply is not an OpenAI chat completion: {exc}",
+                                endpoint.label(), "point --api-base at an OpenAI-compatible /v1 endpoint") from None
             raise UserError(f"preflight failed: {exc}", endpoint.label(),
                             "start the server, or fix --api-base (it usually ends in /v1)") from None
         except AgentError as exc:

@@ -34,6 +34,7 @@ from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
 from matchmeter.runner.context import executor_session, progress_bar
+from matchmeter.runner.store import check_out_dir
 from matchmeter.schema import TaskSpec, canonical_json
 
 if TYPE_CHECKING:
@@ -141,6 +142,7 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
+    check_out_dir(Path(request.out), ("optimize.json",))
     source = SourceRun.open([Path(r) for r in request.runs], request.sources)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     todo = [(t, s) for t, s in units if not state_path(Path(request.out), t.id, s).exists()]

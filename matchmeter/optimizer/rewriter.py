@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from matchmeter.errors import AgentError, InfraError
+from matchmeter.errors import AgentError
 from matchmeter.gate.judge import extract_json
 from matchmeter.optimizer.prompts import rewrite_messages
 from matchmeter.optimizer.records import Candidate, RewriteOutcome, lineage_id
@@ -79,7 +79,8 @@ def request_candidates(client: LMClientLike, *, task_id: str, source: str, origi
     model = str(getattr(client, "model", "unknown"))
     try:
         reply = client.complete(messages, temperature=0.7)
-    except (AgentError, InfraError) as exc:
+    except AgentError as exc:  # the model refused the request: recorded. An endpoint fault (InfraError) is not the
+        # rewriter's answer and must not be frozen as "no candidates": it stops optimize, which resumes later.
         return RewriteOutcome(model=model, messages=messages, parse_error=f"rewriter call failed: {exc}"[:300])
     parsed, error = parse_candidates(reply.text, n)
     parent = sha256_text(original)

@@ -80,7 +80,20 @@ class SourceRun:
             for result in store.iter_results():
                 if result.configuration_id in ids and result.description_origin == "original":
                     run.originals.setdefault((result.configuration_id, result.task_id), []).append((store.root, result))
+        run.check_trajectories()
         return run
+
+    def check_trajectories(self) -> None:
+        """Each unit's rewriter reads its source execution's trajectory: a missing or unreadable one is found
+        here, before --out is written, not in the middle of the units."""
+        for pairs in self.originals.values():
+            root, result = min(pairs, key=lambda p: (p[1].seed, p[1].attempt))
+            path = root / "executions" / result.execution_key / "trajectory.json"
+            try:
+                Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise UserError(f"the source run's trajectory cannot be read: {str(exc).splitlines()[0][:160]}",
+                                str(path), "optimize against a run directory written whole by `matchmeter run`") from None
 
     @property
     def source_ids(self) -> list[str]:

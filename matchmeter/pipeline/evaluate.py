@@ -26,9 +26,9 @@ from matchmeter.atomicfile import atomic_path, atomic_write_text
 from matchmeter.errors import UserError
 from matchmeter.optimizer.freeze import FrozenSet, load_frozen
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
-from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts
+from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts, retire_failures
 from matchmeter.runner.executor import ExecutionPlan
-from matchmeter.runner.store import RunStore
+from matchmeter.runner.store import RunStore, check_out_dir
 from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def _bind(store: RunStore, request: EvaluateRequest, frozen: FrozenSet, tasks: l
 
 def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSummary:
     """Plan the needed executions, run what is missing, write conditions.parquet."""
+    check_out_dir(Path(request.out), ("evaluation.json",))
     frozen = load_frozen(Path(request.descriptions))
     tasks = _tasks_of(frozen, request)
     units = plan_units(frozen, tasks, request.targets, request.conditions)
@@ -182,6 +183,8 @@ def evaluate(request: EvaluateRequest, progress: bool = True) -> EvaluationSumma
     with checked.open(bind) as ctx:
         store = ctx.store
         reused = adopt_executions(store, [Path(r) for r in request.reuse], {i.key for i in items})
+        # "fix the cause and run again": stored infrastructure failures are rerun (kept in retried/)
+        retire_failures(store, {i.key for i in items}, sorted(INFRA_FAILURES))
         results = ctx.execute(items)
     store.rebuild_table()
     table = write_conditions_table(store, plan_units(frozen, tasks, bound[0].targets, request.conditions))

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Protocol
 from matchmeter.errors import UserError
 from matchmeter.runner.agents import get_agent
 from matchmeter.runner.agents.adapters import preflight_install
-from matchmeter.runner.endpoints import announce_first_errors, model_endpoints, preflight_models
+from matchmeter.runner.endpoints import (
+    announce_first_errors,
+    check_sim_personas,
+    model_endpoints,
+    preflight_models,
+)
 from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, ExecutionResult, TaskSpec
@@ -119,6 +124,7 @@ class RunSpec:
             get_agent(configuration, self.tasks[0])
             if self.executor != "ray":  # a Ray node fetches its CLIs itself, from where it runs
                 preflight_install(configuration, builds_images is not None and bool(builds_images()))
+        check_sim_personas(self.configurations)
         preflight_models(model_endpoints(self.configurations))
         return Preflighted(self, backend)
 

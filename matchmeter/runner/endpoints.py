@@ -16,6 +16,7 @@ from typing import NamedTuple, get_args
 
 from matchmeter.errors import UserError
 from matchmeter.llm.preflight import Endpoint, preflight_endpoints
+from matchmeter.llm.sim import PERSONAS
 from matchmeter.runner.store import RunStore
 from matchmeter.schema import Configuration, ExecutionResult, FailureMode
 
@@ -31,6 +32,16 @@ def model_endpoints(configurations: list[Configuration]) -> list[Endpoint]:
     found = [Endpoint(c.model, c.agent.options.get("api_base"), c.agent.options.get("api_key_env"))
              for c in configurations if c.model and not c.simulated and c.agent.name in CLIENT_AGENTS]
     return list(dict.fromkeys(found))
+
+
+def check_sim_personas(configurations: list[Configuration]) -> None:
+    """A `sim/` model must name a persona the built-in stub serves: one line before anything is stored (the
+    stub would answer every call of the run with an error)."""
+    for c in configurations:
+        persona = (c.model or "").split("/", 1)[1] if c.simulated else None
+        if persona is not None and persona not in PERSONAS:
+            raise UserError(f"unknown sim persona {persona!r}", f"--model {c.model}",
+                            f"choose one of: {', '.join('sim/' + p for p in PERSONAS)}")
 
 
 def preflight_models(endpoints: list[Endpoint]) -> None:

@@ -3,7 +3,8 @@
 The plan is the cross product configurations × tasks × descriptions × seeds × attempts; each planned
 execution has a key (store.execution_key). A resumed run skips keys that already have a result and
 reruns ones that were in progress. Infra errors (engine hiccups) are retried a bounded number of times;
-sandbox start failures too; every other failure is a result.
+sandbox start failures too; a model endpoint's failure is not (the LM client retried each call already:
+one retry layer); every other failure is a result.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from matchmeter.runner.atif import builtin_agent_version, to_atif
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import CancelScope, TrialOutcome, TrialRequest, run_trial
-from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec
+from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec, utcnow
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
@@ -108,6 +109,7 @@ def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Call
     """
     outcome: TrialOutcome | None = None
     staging: Path | None = None
+    started = utcnow()
     for _ in range(INFRA_RETRIES + 1):
         if shared.scope.cancelled.is_set():
             raise Cancelled(item.key)
@@ -121,10 +123,11 @@ def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Call
         ))
         if shared.scope.cancelled.is_set():
             raise Cancelled(item.key)  # its sandbox was destroyed under it: not a result
-        if outcome.result.failure_mode not in RETRIED_FAILURES:
+        if outcome.result.failure_mode not in RETRIED_FAILURES or not outcome.rerun:
             break
     assert outcome is not None
     assert staging is not None
+    outcome.result.started_at = started  # the execution began with its first try, not its last
     return outcome, staging
 
 

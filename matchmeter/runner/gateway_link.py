@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from matchmeter.errors import AgentError, InfraError, MatchmeterError, SpendCapReached
-from matchmeter.llm.gateway import Gateway, GatewaySession, Upstream
+from matchmeter.errors import AgentError, EndpointError, MatchmeterError, SpendCapReached
+from matchmeter.llm.gateway import ENDPOINT_FAILED, Gateway, GatewaySession, Upstream
 from matchmeter.llm.meter import ExecutionBudget
 
 if TYPE_CHECKING:
@@ -79,11 +79,12 @@ def settle_execution(gateway: Gateway, session: AgentSession, logs_dir: Path,
         raise meter.refusal
     if meter.refusal is not None:
         return meter.refusal
-    # An endpoint that rejected the key, does not know the model or cannot be reached is the harness's
-    # problem, never the model's: stored as infra_error (run exits non-zero, `--retry-failed` reruns it).
-    broken = next((c for c in meter.calls if c.error_kind in ("gateway_misconfigured", "upstream_unavailable")), None)
+    # An endpoint that rejected the key, does not know the model, cannot be reached, timed out or sent a
+    # malformed reply is the harness's problem, never the model's: stored as infra_error (run exits non-zero,
+    # `--retry-failed infra_error` reruns it), not rerun by the executor (the client already retried).
+    broken = next((c for c in meter.calls if c.error_kind in ENDPOINT_FAILED), None)
     if broken is not None:
-        return InfraError(f"the model endpoint failed: {broken.error}")
+        return EndpointError(f"the model endpoint failed: {broken.error}")
     if agent_failure is None and not meter.calls and session.configuration.model:
         tail = session.agent_output.strip()[-400:]
         return AgentError(f"{session.configuration.agent.name} ended without a single model call"

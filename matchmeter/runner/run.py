@@ -18,7 +18,7 @@ from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, check_retry_failed, record_lm_counts, retire_failures
 from matchmeter.runner.executor import plan_cross_product
-from matchmeter.runner.store import RunStore
+from matchmeter.runner.store import RunStore, check_out_dir
 from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
 
 
@@ -37,7 +37,7 @@ class RunRequest(BaseModel):
     resume: bool = False
     allow_incompatible: bool = False
     with_probes: bool = Field(False, description="Add the anti-gaming probe tasks; a failed probe marks the configuration untrusted.")
-    spend_cap_usd: float | None = None
+    spend_cap_usd: float | None = Field(None, gt=0, allow_inf_nan=False)
     retry_failed: list[str] = Field(default_factory=list, description="On --resume: rerun stored executions with these failure modes.")
     prices: str | None = Field(None, description="A price file merged over the shipped table (--prices).")
     base_aliases: dict[str, str] = Field(default_factory=dict, description="Dockerfile FROM reference → local image (--base-alias).")
@@ -126,6 +126,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
     from matchmeter.tasks.loader import builtin_probes_dir, builtin_suite_dir, load_tasks
 
     check_retry_failed(request.retry_failed, request.resume)  # a flag error needs no endpoint called first
+    check_out_dir(Path(request.out), ("manifest.json",))
     task_paths = [Path(p) for p in request.tasks]
     tasks = load_tasks(task_paths, only=request.only, core=request.core)
     if request.with_probes:

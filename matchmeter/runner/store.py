@@ -42,6 +42,30 @@ REDACTED = b"[REDACTED]"
 _HELD: dict[Path, int] = {}
 
 
+def check_out_dir(path: Path, own: tuple[str, ...], flag: str = "--out") -> None:
+    """Refuse an --out that would lose or mix data, before anything is written: a file, an unwritable place,
+    or an existing non-empty directory holding none of `own` (the files that make it this command's output;
+    a lone writer lock is what a process killed before binding left). One line each, exit 2."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise UserError(f"{flag} is a file, not a directory", str(path), f"give {flag} a directory path")
+    if path.is_dir():
+        names = {p.name for p in path.iterdir()} - {".writer.lock"}
+        if names and not names & set(own):
+            raise UserError(f"{flag} is a directory that holds files but no matchmeter output ({len(names)} "
+                            "entries; nothing of it would be kept apart from what matchmeter writes)", str(path),
+                            f"choose a new or empty directory for {flag}")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UserError(f"{flag} is not writable", str(path), f"fix its permissions or choose another {flag}")
+        return
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{flag} cannot be created: {parent} is not a writable directory", str(path),
+                        f"choose another {flag}")
+
+
 def known_secrets() -> list[bytes]:
     """Values of the harness's secret-looking environment variables (8+ characters), longest first."""
     values = {v for k, v in os.environ.items() if SECRET_NAME.search(k) and len(v) >= 8}

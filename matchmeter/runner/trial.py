@@ -26,7 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from matchmeter.errors import AgentError, MatchmeterError, SandboxError, SpendCapReached
+from matchmeter.errors import (
+    AgentError,
+    EndpointError,
+    InfraError,
+    MatchmeterError,
+    SandboxError,
+    SpendCapReached,
+)
 from matchmeter.runner.agents import Agent, get_agent
 from matchmeter.runner.agents.adapters import cli_install, host_paths, install_spec, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
@@ -112,6 +119,7 @@ class CancelScope:
 class TrialOutcome:
     result: ExecutionResult
     trajectory: Trajectory
+    rerun: bool = True  # an infra/sandbox failure the executor may rerun (not a model endpoint's: see errors.py)
 
 
 class _Phases:
@@ -254,6 +262,8 @@ def _agent_phase(req: TrialRequest, live: _Live, agent: Agent) -> MatchmeterErro
     assert live.session is not None
     live.session.limit_s = min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
     live.session.deadline = time.monotonic() + live.session.limit_s
+    if live.session.gateway is not None:  # the call in flight at the deadline is cut there, for every agent
+        live.session.gateway.session.deadline = live.session.deadline
     try:
         agent.run(req.description.text, live.session)
     except MatchmeterError as exc:
@@ -261,6 +271,8 @@ def _agent_phase(req: TrialRequest, live: _Live, agent: Agent) -> MatchmeterErro
             # The agent's own commands ended its sandbox (killed the namespace's holder): its failure,
             # not the machine's, so it is not retried as an infra error.
             return AgentError(f"the agent's commands ended its own sandbox: {exc}")
+        if isinstance(exc, EndpointError):
+            return exc  # settled like the agent's failures: the gateway's record of the calls is kept
         if isinstance(exc, SpendCapReached) or exc.failure_mode in ("infra_error", "sandbox_error"):
             raise
         return exc
@@ -316,6 +328,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
     )
     trajectory = Trajectory(agent=config.agent.name, model=config.model, simulated=config.simulated)
     live: _Live | None = None
+    failure: MatchmeterError | None = None
     try:
         phases.start("setup")
         live = _create_sandbox(req)
@@ -330,6 +343,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         graded = _verify_phase(req, live, result)
         phases.end()
         result.reward = apply_deductions(graded, result.safety_findings)
+        failure = agent_failure
         if agent_failure is not None:
             result.failure_mode = agent_failure.failure_mode
             result.error = str(agent_failure)
@@ -339,6 +353,7 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         raise  # not a result: the run stops here and this execution reruns on resume
     except MatchmeterError as exc:
         phases.end()
+        failure = exc
         result.failure_mode, result.error, result.reward = exc.failure_mode, str(exc), 0.0
     except Exception as exc:  # noqa: BLE001 - a trial records every error instead of crashing the run
         phases.end()
@@ -354,4 +369,5 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
     result.phases = phases.timings
     result.tokens, result.cost, result.n_steps = trajectory.tokens, trajectory.cost, len(trajectory.steps)
     result.ended_at = utcnow()
-    return TrialOutcome(result=result, trajectory=trajectory)
+    return TrialOutcome(result=result, trajectory=trajectory,
+                        rerun=not isinstance(failure, InfraError) or failure.rerun_trial)

@@ -187,7 +187,11 @@ def load_task(path: Path) -> TaskSpec:
     instruction_path = path / "instruction.md"
     if not instruction_path.is_file():
         raise UserError("instruction.md is missing", str(path), "write the task's description to instruction.md")
-    instruction = instruction_path.read_text(encoding="utf-8")
+    try:
+        instruction = instruction_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"instruction.md is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+                        str(instruction_path), "save it as UTF-8") from None
     if not instruction.strip():
         raise UserError("instruction.md is empty", str(instruction_path), "write the task's description")
     spec = validate_spec({**data, "instruction": instruction}, toml_path)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from matchmeter.errors import AgentError, InfraError, SpendCapReached, UserError
+from matchmeter.errors import AgentError, EndpointError, InfraError, SpendCapReached, UserError
 from matchmeter.llm.cache import cache_key
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.spend import SpendLedger
@@ -114,11 +114,17 @@ def test_persistent_fault_is_infra_error_and_never_cached(make_stub, make_client
 
 
 @pytest.mark.parametrize("fault", ["malformed", "no_choices"])
-def test_malformed_reply_is_a_clear_agent_error_without_retry(make_stub, make_client, fault):
-    stub = make_stub([{"fault": fault}, "unused"])
-    with pytest.raises(AgentError, match=r"malformed reply from model stub/scripted"):
+def test_malformed_reply_is_the_endpoints_fault_retried_like_a_5xx(make_stub, make_client, fault):
+    """On the old code a malformed body was AgentError after one request: the model was scored 0 for the
+    server's fault. It is the endpoint's fault (EndpointError, infra_error), retried, and the error's
+    attempt count is what the server received."""
+    stub = make_stub([{"fault": fault}, "recovered"])
+    assert make_client(stub).complete(MESSAGES).text == "recovered"
+    assert stub.stats.http_calls == 2
+    stub = make_stub(lambda request: StubReply(fault=fault))
+    with pytest.raises(EndpointError, match=rf"malformed reply from model stub/scripted at {stub.api_base} .*3 attempts"):
         make_client(stub).complete(MESSAGES)
-    assert stub.stats.http_calls == 1
+    assert stub.stats.http_calls == 3
 
 
 def test_client_error_is_agent_error_without_retry(make_stub, make_client):
@@ -163,14 +169,14 @@ def test_api_key_and_authorization_never_reach_cache_or_logs(make_stub, make_cli
     secret = "sk-live-SECRET-7f3a9c"
     monkeypatch.setenv("MM_TEST_KEY", secret)
     caplog.set_level(logging.DEBUG)
-    stub = make_stub(["ok", {"fault": "429"}, "ok2", {"fault": "malformed"}])
+    stub = make_stub(["ok", {"fault": "429"}, "ok2", *[{"fault": "malformed"}] * 3])
     client = make_client(stub, api_key_env="MM_TEST_KEY")
     client.complete(MESSAGES)
     client.complete([*MESSAGES, {"role": "user", "content": "more"}])
-    with pytest.raises(AgentError) as err:
+    with pytest.raises(EndpointError) as err:
         client.complete([*MESSAGES, {"role": "user", "content": "broken"}])
     client.close()
-    assert stub.stats.authorized_calls == 4  # the key was sent on every request...
+    assert stub.stats.authorized_calls == 6  # the key was sent on every request...
     stored = b"".join(p.read_bytes() for p in Path(tmp_path / "cache").rglob("*") if p.is_file())
     texts = [stored, caplog.text.encode(), str(err.value).encode(), json.dumps(stub.stats.to_json()).encode()]
     for blob in texts:  # ...and appears in no stored file, log line, error or stat

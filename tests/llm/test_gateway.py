@@ -137,7 +137,8 @@ def test_run_spend_cap_is_enforced_across_sessions(tmp_path, make_stub, upstream
 
 def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gateway, make_stub, tmp_path, upstream):
     stub = make_stub([{"fault": "429"}, "after 429", {"fault": "503"}, {"fault": "500"}, "after 5xx",
-                      {"fault": "timeout"}, "after timeout", {"fault": "malformed"}], timeout_sleep_s=1.5)
+                      {"fault": "timeout"}, "after timeout", *[{"fault": "malformed"}] * 4, "never asked"],
+                     timeout_sleep_s=1.5)
     session = gateway.open_session("exec-f", upstream(stub, timeout_s=0.5, use_cache=False))
     sdk_body = {"model": "m", "messages": MSGS}
     auth = {"Authorization": f"Bearer {session.token}"}
@@ -148,12 +149,17 @@ def test_faults_are_retried_or_clean_agent_errors_and_every_call_is_recorded(gat
         texts.append(response.json()["choices"][0]["message"]["content"])
     assert texts == ["after 429", "after 5xx", "after timeout"]
     broken = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=120)
-    assert broken.status_code == 502
-    assert broken.json()["error"]["message"].startswith("malformed reply from model stub/scripted")
+    assert broken.status_code == 503  # the endpoint's fault (retried), not the model's
+    assert broken.json()["error"]["message"].startswith(f"malformed reply from model stub/scripted at {stub.api_base}")
+    # the endpoint failed: a later call (an SDK's own retry) is answered without reaching the server
+    again = httpx.post(f"{gateway.url}/v1/chat/completions", json=sdk_body, headers=auth, timeout=120)
+    assert again.status_code == 424
+    assert again.json()["error"]["message"].startswith("not sent: this execution's model endpoint already failed")
     meter = gateway.close_session(session)
-    assert [c.upstream_attempts for c in meter.calls] == [2, 3, 2, 1]
-    assert [c.status for c in meter.calls] == [200, 200, 200, 502]
-    assert meter.calls[3].error_kind == "upstream_error"
+    assert [c.upstream_attempts for c in meter.calls] == [2, 3, 2, 4, 0]
+    assert [c.status for c in meter.calls] == [200, 200, 200, 503, 424]
+    assert [c.error_kind for c in meter.calls[3:]] == ["upstream_unavailable"] * 2
+    assert stub.stats.http_calls == 2 + 3 + 2 + 4
     assert meter.tokens.total == sum(u["total_tokens"] for u in stub.stats.usages)
 
 

@@ -151,8 +151,8 @@ def test_faults_before_the_first_delta_are_retried_and_a_cut_stream_is_a_recorde
         consume()
     assert received == ["cut s"]  # what came before the cut reached the agent
     meter = gateway.close_session(session)
-    assert [(c.status, c.upstream_attempts) for c in meter.calls] == [(200, 2), (502, 1)]
-    assert meter.calls[1].error_kind == "upstream_error"
+    assert [(c.status, c.upstream_attempts) for c in meter.calls] == [(200, 2), (503, 1)]
+    assert meter.calls[1].error_kind == "upstream_unavailable"  # the endpoint cut the stream: its fault
     assert meter.calls[1].tokens.total == 0
 
 
@@ -170,7 +170,7 @@ def test_a_stream_cut_after_deltas_ends_with_the_protocols_error_event(gateway, 
     assert response.status_code == 200  # the status went out with the first delta
     events = [json.loads(x[6:]) for x in response.text.splitlines() if x.startswith("data: {")]
     assert "".join(filter(None, map(delta_of, events[:-1]))) == "cut s"
-    assert CUT_ENDS[api](events[-1]) == "upstream_error"
+    assert CUT_ENDS[api](events[-1]) == "upstream_unavailable"
     assert "[DONE]" not in response.text
     meter = gateway.close_session(session)
-    assert [(c.status, c.error_kind) for c in meter.calls] == [(502, "upstream_error")]
+    assert [(c.status, c.error_kind) for c in meter.calls] == [(503, "upstream_unavailable")]

@@ -11,7 +11,7 @@ import pytest
 
 from matchmeter.errors import SpendCapReached
 from matchmeter.llm.sim import PERSONAS, sim_api_base
-from matchmeter.llm.stub_server import StubServer
+from matchmeter.llm.stub_server import StubReply, StubServer
 from matchmeter.runner.agents.bash import parse_commands
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import get_backend
@@ -154,12 +154,14 @@ def test_observation_has_exit_code_and_marked_truncation(tmp_path):
     assert out.trajectory.steps[0].exit_code == 3
 
 
-def test_malformed_reply_is_a_recorded_agent_error_not_a_crash(tmp_path):
+def test_malformed_reply_is_a_recorded_infra_error_not_a_crash(tmp_path):
+    """The server's malformed body is the endpoint's fault (it was agent_error on the old code), after retries."""
     task = write_task(tmp_path / "tasks")
-    with StubServer([{"fault": "malformed"}]) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
-    assert out.result.failure_mode == "agent_error"
-    assert out.result.error.startswith("malformed reply from model stub/scripted")
+    with StubServer(lambda request: StubReply(fault="malformed")) as stub:
+        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base, "retry_wait_s": "0.01"})
+        assert stub.stats.http_calls == 4
+    assert out.result.failure_mode == "infra_error"
+    assert out.result.error.startswith(f"malformed reply from model stub/scripted at {stub.api_base}")
 
 
 def test_rate_limit_and_503_are_retried_inside_the_trial(tmp_path):

@@ -112,7 +112,10 @@ class BashAgent:
         try:
             while True:
                 session.check_budgets()
-                reply = client.complete(messages, timeout_s=self._call_timeout(session), **self.sampling())
+                # Through the gateway the deadline is the gateway session's (set by the trial); a client of
+                # our own is given it here: either way the call in flight is cut at the task's deadline.
+                cut = {"deadline": session.deadline} if isinstance(client, LMClient) else {}
+                reply = client.complete(messages, timeout_s=self._call_timeout(session), **cut, **self.sampling())
                 session.record_model_call(reply.to_model_call(len(session.trajectory.model_calls)))
                 messages.append({"role": "assistant", "content": reply.text})
                 commands = parse_commands(reply.text)
