@@ -309,7 +309,8 @@ def score(
     """AMS per configuration against a frozen calibration (never recalibrates), one table per condition."""
     import json
 
-    from matchmeter.metrics.scoring import render_scores, score_payload, score_runs, write_score_outputs
+    from matchmeter.metrics.scoring import score_payload, score_runs, write_score_outputs
+    from matchmeter.report.terminal import render_scores
 
     conditions = list(dict.fromkeys(condition or ["original"]))
     reports = [score_runs(runs, calibration, alpha=alpha, condition=cond, allow_partial=allow_partial, prices=prices)
