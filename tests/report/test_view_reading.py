@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import threading
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -24,7 +27,7 @@ def execution(run, key, cfg, task, origin, source, reward):
         "execution_key": key, "configuration_id": cfg, "task_id": task, "seed": 0, "attempt": 0, "reward": reward,
         "raw_verifier_reward": None, "cost": {"usd": LONG, "null_reason": None}, "failure_mode": "none",
         "tokens": {"input": 1200, "cached_input": 0, "output": 80, "reasoning": 0}, "trust_flags": {},
-        "description_origin": origin, "description_source": source, "description_sha256": f"{origin}-{source}",
+        "description_origin": origin, "description_source": source, "description_sha256": f"{origin}-{source or '-'}",
         "error": None, "simulated": True}))
     (exe / "trajectory.json").write_text(json.dumps({"steps": [
         {"index": 0, "command": "cp data/input.txt out.txt", "output": "", "exit_code": 0,
@@ -97,3 +100,51 @@ def test_grid_per_condition_formatted_numbers_and_no_empty_thought_column(demo_o
     assert "thought" not in pages["execution"]
     assert "<th>command / output</th>" in pages["execution"]
     assert "optimized by sim/sloppy+bash" in pages["executions"]
+
+
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not (Path(CHROMEDRIVER).is_file() and Path(CHROMIUM).is_file()),
+                    reason="needs Debian's chromium and chromium-driver (.ci/run installs both)")
+def test_the_demo_output_in_headless_chromium(demo_out):
+    """The same pages as a browser renders them, served from `view demo-out`: the overview lists both runs, the
+    eval run shows three condition grids, and no rendered text holds `None` or an unformatted float."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    from matchmeter.report.view import make_server
+
+    server = make_server([demo_out], 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        driver.get(base + "/")
+        assert [h.text for h in driver.find_elements(By.CSS_SELECTOR, "h2[id^=run-]")] == ["eval", "original-expert"]
+        driver.get(base + "/run/eval")
+        assert [h.text for h in driver.find_elements(By.CSS_SELECTOR, "h2.condition")] == [
+            "condition: original", "condition: generic", "condition: optimized by sim/sloppy+bash"]
+        assert [t.find_element(By.CSS_SELECTOR, "td a").text for t in driver.find_elements(By.CSS_SELECTOR, "table.grid")] \
+            == ["1.00", "0.00", "0.50"]
+        for page in ("/", "/run/eval", "/run/eval/executions", f"/run/eval/x/{'c' * 24}", "/calibration/calibration",
+                     f"/compare?a=eval/{'b' * 24}&b=eval/{'d' * 24}"):
+            driver.get(base + page)
+            text = driver.find_element(By.TAG_NAME, "body").text
+            assert "None" not in text, page
+            assert "0.00615199" not in text, page
+            if "/x/" in page or "compare" in page:
+                headers = [th.text for th in driver.find_elements(By.CSS_SELECTOR, "table.steps th")]
+                assert headers[:2] == ["#", "command / output"], page
+    finally:
+        driver.quit()
+        server.shutdown()
+        server.server_close()
