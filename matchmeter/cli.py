@@ -602,7 +602,8 @@ def report(
 
 @app.command("view")
 def view(
-    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out) and calibration files."),
+    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out), calibration "
+                                       "files, or directories holding them (e.g. a demo output)."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one)."),
 ) -> None:
     """Local read-only web UI on 127.0.0.1: runs, task grid, executions side by side, optimizer audit."""
