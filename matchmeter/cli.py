@@ -334,7 +334,8 @@ def score(
     """AMS per configuration against a frozen calibration (never recalibrates), one table per condition."""
     import json
 
-    from matchmeter.metrics.scoring import render_scores, score_payload, score_runs, write_score_outputs
+    from matchmeter.metrics.scoring import score_payload, score_runs, write_score_outputs
+    from matchmeter.report.terminal import render_scores
 
     conditions = list(dict.fromkeys(condition or ["original"]))
     reports = [score_runs(runs, calibration, alpha=alpha, condition=cond, allow_partial=allow_partial, prices=prices)
@@ -636,7 +637,8 @@ def report(
 
 @app.command("view")
 def view(
-    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out) and calibration files."),
+    paths: list[Path] = typer.Argument(..., help="Run directories, description sets (optimize --out), calibration "
+                                       "files, or directories holding them (e.g. a demo output)."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one)."),
 ) -> None:
     """Local read-only web UI on 127.0.0.1: runs, task grid, executions side by side, optimizer audit."""

@@ -1,5 +1,5 @@
-"""`matchmeter score`: runs + a frozen calibration → one AMS table per description condition, rendered
-and written as CSV and JSON.
+"""`matchmeter score`: runs + a frozen calibration → one AMS table per description condition, written as
+CSV and JSON (and rendered by `report.terminal.render_scores`).
 
 Outputs in the chosen directory (one condition: `scores.*`; several: `scores-<condition>.*` each)::
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import UserError
@@ -31,9 +31,6 @@ from matchmeter.metrics.health import Health, check_health
 from matchmeter.metrics.table import load_results
 from matchmeter.metrics.trust import split_probes, trust_states
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
 
 class ScoreReport(NamedTuple):
     scores: ams.Scores
@@ -44,6 +41,7 @@ class ScoreReport(NamedTuple):
     trust: dict[str, str] = {}
     partial: dict[str, list[str]] = {}
     health: Health | None = None
+    simulated_configs: frozenset[str] = frozenset()  # configurations with any sim/ execution (their rows say so)
 
 
 def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None,
@@ -63,7 +61,9 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
     if frame.empty:
         raise UserError(f"no executions under condition {condition!r}", ", ".join(map(str, run_dirs)),
                         "pick a condition these runs hold (matchmeter evaluate --conditions)")
-    simulated = bool("simulated" in frame.columns and frame["simulated"].fillna(False).astype(bool).any())
+    sim_rows = frame["simulated"].fillna(False).astype(bool) if "simulated" in frame.columns else None
+    sim_configs = frozenset() if sim_rows is None else frozenset(frame.loc[sim_rows, "configuration_id"].astype(str))
+    simulated = bool(sim_configs)
     cuts = cal.cuts()
     scores = ams.score(frame, cuts, cal.alpha if alpha is None else alpha, unit_col=unit_column(condition),
                        allow_partial=allow_partial)
@@ -77,7 +77,7 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
     scored = set(scores.table["configuration_id"])
     partial = {c: m for c, m in coverage_gaps(frame, cuts.task_strata).items() if c in scored}
     return ScoreReport(scores, cal, Path(calibration_path), simulated, condition,
-                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial, health)
+                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial, health, sim_configs)
 
 
 def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
@@ -107,39 +107,3 @@ def score_payload(report: ScoreReport) -> dict[str, Any]:
         "infra_errors": report.health.infra_errors if report.health else {},
         "repriced_with": report.health.repriced_with if report.health else None,
     }
-
-
-def render_scores(report: ScoreReport, console: Console) -> None:
-    """Rich table: per configuration AMS, TQ AUBQC EFR per stratum, execution count, coverage and trust."""
-    from rich.table import Table
-
-    title = f"AMS — condition {report.condition}" + (" — SIMULATED" if report.simulated else "")
-    table = Table(title=title, caption="per stratum: TQ AUBQC EFR")
-    table.add_column("#", justify="right")
-    table.add_column("config", overflow="fold")
-    table.add_column("AMS", justify="right", no_wrap=True)
-    for s in ams.STRATA:
-        table.add_column(s, justify="right", no_wrap=True)
-    table.add_column("n", justify="right")
-    table.add_column("coverage")
-    table.add_column("trust")
-    row: Any  # a row namedtuple of the scores table
-    for row in report.scores.table.itertuples(index=False):
-        cells = [f"{getattr(row, f'tq_{s}'):.2f} {getattr(row, f'aubqc_{s}'):.2f} {getattr(row, f'efr_{s}'):.2f}"
-                 for s in ams.STRATA]
-        table.add_row(str(row.rank), row.configuration_id, f"{row.ams:.3f}", *cells, str(row.n_executions),
-                      row.coverage, row.trust)
-    console.print(table)
-    for cfg, missing in report.partial.items():
-        console.print(f"[yellow]PARTIAL:[/] {cfg}: no execution on {len(missing)} calibrated task(s): "
-                      f"{', '.join(missing)}", highlight=False, soft_wrap=True)
-    health = report.health
-    if health is not None and health.repriced_with:
-        console.print(f"costs re-priced from stored token counts with price table {health.repriced_with}",
-                      highlight=False, soft_wrap=True)
-    for cfg, n in (health.infra_errors if health else {}).items():
-        assert health is not None  # infra_errors came from it
-        console.print(f"[yellow]infrastructure failures:[/] {cfg}: {n} of {health.n_executions[cfg]} executions",
-                      highlight=False, soft_wrap=True)
-    for cfg, reason in report.scores.excluded.items():
-        console.print(f"[yellow]not scored:[/] {cfg}: {reason}", highlight=False, soft_wrap=True)

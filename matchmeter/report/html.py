@@ -22,7 +22,7 @@ from matchmeter.metrics.health import check_health
 from matchmeter.metrics.table import load_results
 from matchmeter.report import svg
 from matchmeter.report.inputs import task_context
-from matchmeter.report.render import format_cell, write_tables
+from matchmeter.report.render import format_cell, sim_label, write_tables
 from matchmeter.report.tables import build_tables
 from matchmeter.schema import utcnow
 
@@ -76,7 +76,7 @@ def html_table(df: pd.DataFrame, name: str) -> str:
 
     tags = ""
     if df.attrs.get("simulated"):
-        tags += '<span class="tag sim">SIMULATED</span>'
+        tags += f'<span class="tag sim">{escape(sim_label(df))}</span>'
     if df.attrs.get("untrusted"):
         tags += f'<span class="tag untr">UNTRUSTED: {escape(", ".join(df.attrs["untrusted"]))}</span>'
     if df.attrs.get("partial"):

@@ -49,6 +49,7 @@ def finish(df: pd.DataFrame, ctx: ReportContext, name: str, config_cols: Sequenc
     out["flags"] = [ctx.flags(c) for c in row_configs]
     involved = {c for cfgs in row_configs for c in cfgs}
     out.attrs = {"title": TITLES.get(name, name), "simulated": bool(involved & ctx.simulated),
+                 "simulated_all": bool(involved) and involved <= ctx.simulated,
                  "untrusted": sorted(involved & ctx.untrusted), "partial": sorted(involved & ctx.partial),
                  "trust": {c: ctx.trust_of(c) for c in sorted(involved)}, "notes": list(notes)}
     return out

@@ -4,7 +4,7 @@ Output layout of `write_tables`::
 
     <out-dir>/
       <name>.csv     the DataFrame, `flags` column last (SIMULATED / UNTRUSTED per row)
-      <name>.json    {"title", "label": "SIMULATED" | "", "simulated", "untrusted", "partial",
+      <name>.json    {"title", "label": "SIMULATED" | "SIMULATED rows flagged" | "", "simulated", "untrusted", "partial",
                       "trust": {configuration: trusted | UNTRUSTED | not probed}, "notes", "rows": [...]}
 
 Numbers are written unrounded (CSV/JSON) and rounded only for display; ∞ is written as "inf" in CSV
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matchmeter.atomicfile import atomic_write_text
+from matchmeter.report.terminal import print_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,8 +31,17 @@ NOT_IN_TERMINAL = frozenset({"budget_quality", "per_task_reward", "conditions_pe
 
 
 def title_of(df: pd.DataFrame, name: str) -> str:
+    """The title, with SIMULATED when every configuration in the table is simulated; a table mixing real and
+    simulated configurations says that its SIMULATED rows are flagged (the `flags` column marks them)."""
     title = str(df.attrs.get("title", name))
-    return f"{title} — SIMULATED" if df.attrs.get("simulated") else title
+    return f"{title} — {sim_label(df)}" if sim_label(df) else title
+
+
+def sim_label(df: pd.DataFrame) -> str:
+    """'SIMULATED' (every configuration), 'SIMULATED rows flagged' (some) or ''."""
+    if not df.attrs.get("simulated"):
+        return ""
+    return "SIMULATED" if df.attrs.get("simulated_all", True) else "SIMULATED rows flagged"
 
 
 def format_cell(value: Any, column: str = "") -> str:
@@ -62,19 +72,17 @@ def format_cell(value: Any, column: str = "") -> str:
 
 
 def render_tables(tables: Mapping[str, pd.DataFrame], console: Console, skip: frozenset[str] = NOT_IN_TERMINAL) -> None:
-    """Print each table as a rich table: SIMULATED in the title, untrusted configurations named below."""
+    """Print each table (a grid, or stacked rows when wider than the console: `report.terminal`): SIMULATED in
+    the title when the whole table is, in the flags of each row always; untrusted configurations named below."""
     from pandas.api.types import is_numeric_dtype
-    from rich.table import Table
 
     for name, df in tables.items():
         if name in skip:
             continue
-        table = Table(title=title_of(df, name), title_justify="left")
-        for col in df.columns:
-            table.add_column(col, overflow="fold", justify="right" if is_numeric_dtype(df[col]) else "left")
-        for row in df.itertuples(index=False):
-            table.add_row(*(format_cell(v, c) for v, c in zip(row, df.columns, strict=True)))
-        console.print(table)
+        headers = [str(c) for c in df.columns]
+        rows = [[format_cell(v, c) for v, c in zip(row, headers, strict=True)] for row in df.itertuples(index=False)]
+        right = {i for i, c in enumerate(df.columns) if is_numeric_dtype(df[c]) and df[c].dtype != bool}
+        print_table(console, title_of(df, name), headers, rows, right=right)
         for note in df.attrs.get("notes", []):
             console.print(f"  note: {note}", highlight=False, soft_wrap=True)
         if df.attrs.get("untrusted"):
@@ -103,7 +111,7 @@ def table_payload(df: pd.DataFrame, name: str) -> dict[str, Any]:
             if isinstance(value, float) and math.isinf(value):
                 records[i][col] = _json_safe(value)
     return {"name": name, "title": str(df.attrs.get("title", name)),
-            "label": "SIMULATED" if df.attrs.get("simulated") else "", "simulated": bool(df.attrs.get("simulated")),
+            "label": sim_label(df), "simulated": bool(df.attrs.get("simulated")),
             "untrusted": list(df.attrs.get("untrusted", [])), "partial": list(df.attrs.get("partial", [])),
             "trust": dict(df.attrs.get("trust", {})), "notes": list(df.attrs.get("notes", [])),
             "rows": records}

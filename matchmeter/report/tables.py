@@ -1,11 +1,12 @@
 """The paper's tables as pandas DataFrames, built only from metrics functions over stored tables.
 
 `build_tables` returns an ordered dict name → DataFrame. Every table carries `attrs`: `title`,
-`simulated` (any contributing row came from a `sim/` model: the table is labelled SIMULATED),
-`untrusted` (configurations with a failed anti-gaming check in this table), `trust` (configuration →
-trusted | UNTRUSTED | not probed), `partial` (configurations scored over part of the calibrated tasks)
-and `notes`; every table also has a last column `flags` ('SIMULATED', 'UNTRUSTED', 'PARTIAL') per row,
-so a CSV keeps the labels too.
+`simulated` (any contributing row came from a `sim/` model), `simulated_all` (every one did: the table
+is labelled SIMULATED; a mixed table says its SIMULATED rows are flagged), `untrusted` (configurations
+with a failed anti-gaming check in this table), `trust` (configuration → trusted | UNTRUSTED | not
+probed), `partial` (configurations scored over part of the calibrated tasks) and `notes`; every table
+also has a last column `flags` ('SIMULATED', 'UNTRUSTED', 'PARTIAL'; Table 1 adds '1-SEED' for one
+execution per task, Table 3 'RESTRICTED') per row, so a CSV keeps the labels too.
 Table 1 scores the Original view with `ams.score` on the frozen calibration, so its AMS and ranks
 equal `matchmeter score` on the same Original runs. Condition tables live in `report.condition_tables`.
 """
@@ -64,6 +65,13 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     else:
         out["ci_low"], out["ci_high"] = np.nan, np.nan
     out = out.rename(columns={"ci_low": "ams_ci_low", "ci_high": "ams_ci_high"})
+    # One execution per task (one seed, one attempt): the bootstrap resamples tasks only, and with one task per
+    # stratum nothing varies at all. Such a row says so (1-SEED); a zero-width interval is not shown as certainty.
+    one_seed = sorted(str(c) for c, n in f.groupby(["configuration_id", "task_id"]).size().groupby(level=0).max().items()
+                      if n == 1)
+    width = (out["ams_ci_high"].astype(float) - out["ams_ci_low"].astype(float)).to_dict()
+    blank = [c for c in one_seed if width.get(c) == 0]
+    out.loc[blank, ["ams_ci_low", "ams_ci_high"]] = np.nan
     order = list(table.index) + sorted(set(out.index) - set(table.index))
     out = out.loc[order].reset_index()
     out["rank"] = out["rank"].astype("Int64")
@@ -74,9 +82,16 @@ def table1(ctx: ReportContext, n_resamples: int = 1000, seed: int = 0) -> pd.Dat
     notes.append("trust: trusted = anti-gaming probes ran and passed; UNTRUSTED = a check failed; "
                  "not probed = no probe ran (run with --with-probes)")
     notes.append(f"AMS CI: percentile bootstrap, {n_resamples} resamples (tasks within strata, then executions), seed {seed}")
+    if one_seed:
+        notes.append(f"1-SEED: {', '.join(one_seed)}: one execution per task (one seed, one attempt), so the AMS "
+                     "interval resamples tasks only and says nothing about run-to-run spread (run --seeds N)"
+                     + (f"; not shown for {', '.join(blank)}: nothing varied under resampling" if blank else ""))
     cols = ["configuration_id", "rank", "n_executions", "passes", "pass_rate", "mean_reward", "mean_cost_usd",
             "cost_per_pass_usd", "tokens_per_pass", "ams", "ams_ci_low", "ams_ci_high", "coverage", "trust"]
-    return finish(out[cols], ctx, "table1_configurations", notes=notes)
+    done = finish(out[cols], ctx, "table1_configurations", notes=notes)
+    done["flags"] = [" ".join(x for x in (flags, "1-SEED" if c in one_seed else "") if x)
+                     for flags, c in zip(done["flags"], done["configuration_id"], strict=True)]
+    return done
 
 
 def leaders(t1: pd.DataFrame, ctx: ReportContext) -> pd.DataFrame:

@@ -6,8 +6,8 @@ nothing from any other host and run no script (long outputs fold with <details>)
 paginated so a run of 10,000 executions opens as fast as one of ten (benchmarks/view.py).
 
 Pages: /                     runs, configurations (trust, coverage of the run's tasks), sets, calibrations
-       /run/<run>            configuration × task grid (tasks paginated)
-       /run/<run>/executions executions, filterable by configuration and task, paginated
+       /run/<run>            configuration × task grid per description condition (tasks paginated)
+       /run/<run>/executions executions, filterable by configuration, task and condition, paginated
        /run/<run>/x/<key>    one execution: description, steps, subgoals, safety, trust, diff, logs
        /compare              two executions side by side (?a=<run>/<key>&b=<run>/<key>)
        /set/<name>           optimizer audit: original vs candidate diff, rules, judge votes, contract
@@ -68,29 +68,49 @@ def overview_rows(run: Run) -> list[dict[str, Any]]:
     return rows
 
 
+def condition_of(frame: pd.DataFrame) -> pd.Series:
+    """The description condition of each execution: its description's origin (original | optimized | generic),
+    with the source configuration of an optimized one ('optimized by X'): one grid each."""
+    origin = frame["description_origin"].fillna("original").astype(str)
+    source = frame["description_source"].astype(object)
+    named = source.notna() & (source.astype(str) != "")
+    return origin.where(~named, origin + " by " + source.astype(str))
+
+
 def grid_model(run: Run, page: int) -> dict[str, Any]:
+    """Configuration × task grids, one per description condition (a run of Original descriptions has one):
+    executions under different descriptions are never averaged into one cell."""
     idx = run.index()
     ok = idx.loc[idx["error"] == ""]
+    ok = ok.assign(condition=condition_of(ok)) if len(ok) else ok.assign(condition=[])
     tasks = sorted(ok["task_id"].astype(str).unique())
     pg = page_of(len(tasks), page, GRID_TASKS_PER_PAGE)
     shown = tasks[pg["start"]:pg["stop"]]
     part = ok.loc[ok["task_id"].astype(str).isin(shown)]
-    cells = part.groupby(["configuration_id", "task_id"]).agg(r=("reward", "mean"), n=("reward", "size"))
-    configs = sorted(ok["configuration_id"].astype(str).unique())
-    grid = {(str(key[0]), str(key[1])): (float(v.r), int(v.n))
-            for key, v in cast("Iterator[tuple[tuple[str, str], Any]]", cells.iterrows())}
-    return {"configs": configs, "tasks": shown, "grid": grid, "pg": pg, "errors": idx.loc[idx["error"] != ""]}
+    order = sorted(ok["condition"].unique(), key=lambda c: (c != "original", c))
+    grids = []
+    for condition in order:
+        rows = part.loc[part["condition"] == condition]
+        cells = rows.groupby(["configuration_id", "task_id"]).agg(r=("reward", "mean"), n=("reward", "size"))
+        grid = {(str(key[0]), str(key[1])): (float(v.r), int(v.n))
+                for key, v in cast("Iterator[tuple[tuple[str, str], Any]]", cells.iterrows())}
+        configs = sorted(ok.loc[ok["condition"] == condition, "configuration_id"].astype(str).unique())
+        grids.append({"condition": condition, "configs": configs, "grid": grid})
+    return {"grids": grids, "tasks": shown, "pg": pg, "errors": idx.loc[idx["error"] != ""]}
 
 
-def executions_model(run: Run, cfg: str, task: str, page: int) -> dict[str, Any]:
+def executions_model(run: Run, cfg: str, task: str, page: int, condition: str = "") -> dict[str, Any]:
     idx = run.index()
     sel = idx
     if cfg:
         sel = sel.loc[sel["configuration_id"].astype(str) == cfg]
     if task:
         sel = sel.loc[sel["task_id"].astype(str) == task]
+    if condition:
+        sel = sel.loc[condition_of(sel) == condition]
     pg = page_of(len(sel), page, ROWS_PER_PAGE)
-    return {"rows": _records(sel.iloc[pg["start"]:pg["stop"]]), "pg": pg, "cfg": cfg, "task": task}
+    return {"rows": _records(sel.iloc[pg["start"]:pg["stop"]]), "pg": pg, "cfg": cfg, "task": task,
+            "condition": condition}
 
 
 def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -110,6 +130,24 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return "∞" if math.isinf(value) else f"{value:.{digits}f}"
     return str(value)
+
+
+def usd(value: Any) -> str:
+    """A dollar amount as the report prints it: 4 significant digits below a cent, else 4 decimals."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return fmt(value)
+    v = float(value)
+    return fmt(v) if math.isnan(v) or math.isinf(v) else f"{v:.4g}" if abs(v) < 0.01 else f"{v:.4f}"
+
+
+def finalize(value: Any) -> Any:
+    """Every `{{ … }}` of every page passes here: a missing value is '-', never `None`, and a float that no
+    template formatted is shown with 6 significant digits, never as 0.0061519999999999995."""
+    if value is None:
+        return "-"
+    if isinstance(value, float) and not isinstance(value, bool):
+        return fmt(value) if math.isnan(value) or math.isinf(value) else f"{value:.6g}"
+    return value
 
 
 def step_rows(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -138,8 +176,10 @@ def create_app(lib: Library) -> Flask:
     from flask import Flask, abort, render_template, request
 
     app = Flask("matchmeter.report", template_folder=str(Path(__file__).parent / "templates" / "view"))
-    app.jinja_env.globals.update(fmt=fmt, OUTPUT_INLINE=OUTPUT_INLINE, lib=lib)
+    app.jinja_env.globals.update(fmt=fmt, usd=usd, OUTPUT_INLINE=OUTPUT_INLINE, lib=lib)
     app.jinja_env.filters["head"] = head
+    app.jinja_env.filters["usd"] = usd
+    app.jinja_env.finalize = finalize
 
     def run_or_404(name: str) -> Run:
         if name not in lib.runs:
@@ -163,7 +203,8 @@ def create_app(lib: Library) -> Flask:
     @app.get("/run/<name>/executions")
     def run_executions(name: str) -> str:
         run = run_or_404(name)
-        m = executions_model(run, request.args.get("cfg", ""), request.args.get("task", ""), page_arg())
+        m = executions_model(run, request.args.get("cfg", ""), request.args.get("task", ""), page_arg(),
+                             request.args.get("condition", ""))
         return render_template("executions.html", run=run, m=m)
 
     @app.get("/run/<name>/x/<key>")

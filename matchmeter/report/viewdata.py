@@ -117,29 +117,60 @@ def _unique(name: str, taken: dict[str, Any]) -> str:
 
 
 def open_library(paths: Sequence[Path]) -> Library:
-    """Classify each path; an unknown one is a UserError naming it.
+    """Classify each path; a directory that is none of the three is searched for them (`discover`: e.g. the
+    `demo` output directory, or runs/ holding many runs).
 
     Raises:
-        UserError: a path that is neither a run directory, a description set nor a calibration file.
+        UserError: a path that is neither a run directory, a description set nor a calibration file, and
+            (a directory) holds none of them.
     """
     lib = Library()
     for path in map(Path, paths):
-        if path.is_file() and path.suffix == ".json":
-            doc, _ = read_json(path)
-            if isinstance(doc, dict) and "reference_digest" in doc and "strata" in doc:
-                lib.calibrations[_unique(path.stem, lib.calibrations)] = path
-                continue
-        elif path.is_dir():
-            if (path / "results.parquet").is_file() or (path / "executions").is_dir():
-                name = _unique(path.name, lib.runs)
-                lib.runs[name] = Run(name, path)
-                continue
-            if (path / "descriptions.json").is_file() or (path / "state").is_dir():
-                lib.descsets[_unique(path.name, lib.descsets)] = path
-                continue
-        raise UserError("not a run directory, description set or calibration file", str(path),
-                        "pass runs/<run-id>, an `optimize --out` directory or a `calibrate --out` file")
+        kind = classify(path)
+        found = [(kind, path)] if kind else discover(path) if path.is_dir() else []
+        if not found:
+            raise UserError("not a run directory, description set or calibration file, and holds none", str(path),
+                            "pass runs/<run-id>, an `optimize --out` directory, a `calibrate --out` file or a "
+                            "directory holding them (e.g. a demo output)")
+        for kind, item in found:
+            if kind == "calibration":
+                lib.calibrations[_unique(item.stem, lib.calibrations)] = item
+            elif kind == "run":
+                name = _unique(item.name, lib.runs)
+                lib.runs[name] = Run(name, item)
+            else:
+                lib.descsets[_unique(item.name, lib.descsets)] = item
     return lib
+
+
+def classify(path: Path) -> str:
+    """'run', 'descset', 'calibration' or '' (none of them)."""
+    if path.is_file() and path.suffix == ".json":
+        doc, _ = read_json(path)
+        return "calibration" if isinstance(doc, dict) and "reference_digest" in doc and "strata" in doc else ""
+    if path.is_dir():
+        if (path / "results.parquet").is_file() or (path / "executions").is_dir():
+            return "run"
+        if (path / "descriptions.json").is_file() or (path / "state").is_dir():
+            return "descset"
+    return ""
+
+
+def discover(root: Path, depth: int = 3) -> list[tuple[str, Path]]:
+    """Runs, description sets and calibration files under `root`, `depth` levels down at most, sorted by path.
+    A run is not searched further (its executions are not runs); a description set is, for its source-side runs."""
+    found: list[tuple[str, Path]] = []
+    try:
+        children = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+    except OSError:
+        return found
+    for child in children:
+        kind = classify(child)
+        if kind:
+            found.append((kind, child))
+        if child.is_dir() and kind != "run" and depth > 1:
+            found += discover(child, depth - 1)
+    return found
 
 
 # ------------------------------------------------------------------ descriptions

@@ -140,7 +140,8 @@ def test_table1_and_leaders_hand_computed():
     assert leaders["leader"].tolist() == ["Y", "Y", "Y"]
     assert leaders["value"].tolist() == pytest.approx([1.0, 0.05, 1.0])
     assert not any(df.attrs["simulated"] for df in tables.values())
-    assert all(set(df["flags"]) <= {""} for df in tables.values())
+    assert all(set(df["flags"]) <= {""} for name, df in tables.items() if name != "table1_configurations")
+    assert t1["flags"].tolist() == ["1-SEED", ""]  # Y ran each task once; X twice on t1 and t4
 
 
 def test_untrusted_configuration_is_marked_in_every_table_it_appears_in():
@@ -154,7 +155,7 @@ def test_untrusted_configuration_is_marked_in_every_table_it_appears_in():
         n for n, df in tables.items() if df.attrs["untrusted"] == ["X"]}
     t1 = tables["table1_configurations"].set_index("configuration_id")
     assert t1.loc["X", "flags"] == "UNTRUSTED"
-    assert t1.loc["Y", "flags"] == "SIMULATED"
+    assert t1.loc["Y", "flags"] == "SIMULATED 1-SEED"  # one execution per task
     assert t1.loc["X", "trust"] == "UNTRUSTED"
     assert t1.loc["Y", "trust"] == "not probed"  # no probe ran: passing per-trial checks are no claim of trust
     # summary rows computed over every configuration carry both labels
