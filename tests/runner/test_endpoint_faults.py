@@ -170,3 +170,39 @@ def test_the_gateway_cuts_any_agents_call_in_flight_at_the_tasks_deadline(tmp_pa
     assert "the task's agent deadline passed while waiting" in str(err.value)
     assert f"s for model openai/coder at {server.api_base}" in str(err.value)
     assert server.count("hang") == 1
+
+
+def test_a_trickling_stream_is_cut_at_the_deadline_too(tmp_path):
+    """A server that streams a chunk a second resets every read timeout: the stream (6 s in all) is cut at the
+    session's 3 s deadline all the same (on the old code it ran to its end, past the task's limit)."""
+    import time
+
+    import openai
+
+    from matchmeter.llm.client import import_litellm
+    from matchmeter.llm.gateway import Gateway, Upstream
+    from matchmeter.llm.stub_server import StubReply, StubServer
+
+    import_litellm()  # its first import takes seconds: not inside the 3 s this test gives the call
+    words = " ".join(f"w{i}" for i in range(30))
+    with StubServer(lambda request: StubReply(text=words, chunk_delay_s=1.0)) as stub, \
+            Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        session = gateway.open_session("exec-t", Upstream(model="stub/scripted", api_base=stub.api_base,
+                                                          use_cache=False))
+        session.deadline = time.monotonic() + 3
+        sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
+        received: list[str] = []
+
+        def consume() -> None:
+            for chunk in sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}],
+                                                     stream=True):
+                received.extend(c.delta.content for c in chunk.choices if c.delta.content)
+
+        t0 = time.monotonic()
+        with pytest.raises(openai.APIError, match="deadline passed while model stub/scripted at"):
+            consume()
+        waited = time.monotonic() - t0
+        meter = gateway.close_session(session)
+    assert waited < 5  # the whole stream takes 6 s (7 chunks, 1 s apart)
+    assert len("".join(received).split()) < 30
+    assert meter.calls[0].error_kind == "agent_deadline"
