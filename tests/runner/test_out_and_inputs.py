@@ -83,6 +83,11 @@ def test_optimize_on_a_run_without_trajectories_writes_nothing(tmp_path, tasks):
     run = tmp_path / "run"
     assert run_matchmeter("run", "--tasks", tasks, "--agent", "oracle", "--backend", "local", "--out", run,
                           "--quiet").returncode == 0
+    before = _tree(run)
+    _one_line_error(run_matchmeter("evaluate", "--descriptions", tmp_path / "descset", "--target", "bash:sim/expert",
+                                   "--out", run),
+                    "--out holds another matchmeter command's output (manifest.json), not this command's")
+    assert _tree(run) == before
     for path in run.glob("executions/*/trajectory.json"):
         path.unlink()
     out = tmp_path / "descset"
