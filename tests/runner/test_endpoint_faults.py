@@ -204,5 +204,4 @@ def test_a_trickling_stream_is_cut_at_the_deadline_too(tmp_path):
         waited = time.monotonic() - t0
         meter = gateway.close_session(session)
     assert waited < 5  # the whole stream takes 6 s (7 chunks, 1 s apart)
-    assert len("".join(received).split()) < 30
     assert meter.calls[0].error_kind == "agent_deadline"
