@@ -115,7 +115,11 @@ def test_spend_cap_must_be_positive_and_finite(tmp_path, tasks, cap):
     _one_line_error(run_matchmeter("run", "--tasks", tasks, "--model", "sim/expert", "--backend", "local",
                                    "--spend-cap", cap, "--out", tmp_path / "run"),
                     "--spend-cap must be a positive number of USD")
+    _one_line_error(run_matchmeter("optimize", "--run", tmp_path / "run", "--rewriter-model", "sim/rewriter",
+                                   "--judge-model", "sim/judge", "--spend-cap", cap, "--out", tmp_path / "descset"),
+                    "--spend-cap must be a positive number of USD")
     assert not (tmp_path / "run").exists()
+    assert not (tmp_path / "descset").exists()
 
 
 def test_square_brackets_in_an_error_are_printed_literally(tmp_path, tasks):
