@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from matchmeter.errors import EndpointError, UserError
+from matchmeter.errors import AgentTimeout, EndpointError, UserError
 from matchmeter.llm.cache import ResponseCache, cache_key
 from matchmeter.llm.faults import Backoff, MalformedReply, Where, call_with_retries, short
 from matchmeter.llm.pricing import PriceTable
@@ -190,6 +190,11 @@ class LMClient:
                         on_delta(delta, reported)
                     for fragment in _get(_get(choice, "delta"), "tool_calls") or []:
                         _merge_tool_call(calls, fragment)
+                if deadline is not None and time.monotonic() >= deadline:  # a trickle resets every read timeout
+                    raise AgentTimeout(f"the task's agent deadline passed while model {self.model} at "
+                                       f"{self.api_base or 'the provider default endpoint'} was streaming its reply")
+        except AgentTimeout:
+            raise
         except Exception as exc:
             raise EndpointError(f"model {self.model} at {self.api_base or 'the provider default endpoint'}: the "
                                 f"stream broke off after {len(parts)} deltas: {type(exc).__name__}: {short(exc)}") from None

@@ -61,7 +61,7 @@ class OptimizeRequest(BaseModel):
     use_cache: bool = True
     generic: bool = True
     concurrency: int = Field(1, ge=1, description="Trials at once: units run side by side, sharing this many trial slots.")
-    spend_cap_usd: float | None = Field(None, description="One cap on the rewriter's and the judge's new spend, "
+    spend_cap_usd: float | None = Field(None, gt=0, allow_inf_nan=False, description="One cap on the rewriter's and the judge's new spend, "
                                         "shared by every unit running side by side.")
     executor: str = Field("local", description="Where source-side trials run: local (thread pool) or ray.")
     ray_address: str | None = None

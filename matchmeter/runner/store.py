@@ -51,6 +51,10 @@ def check_out_dir(path: Path, own: tuple[str, ...], flag: str = "--out") -> None
         raise UserError(f"{flag} is a file, not a directory", str(path), f"give {flag} a directory path")
     if path.is_dir():
         names = {p.name for p in path.iterdir()} - {".writer.lock"}
+        others = names & {"manifest.json", "evaluation.json", "optimize.json"}
+        if others and not names & set(own):
+            raise UserError(f"{flag} holds another matchmeter command's output ({', '.join(sorted(others))}), not "
+                            f"this command's ({', '.join(own)})", str(path), f"choose another {flag}")
         if names and not names & set(own):
             raise UserError(f"{flag} is a directory that holds files but no matchmeter output ({len(names)} "
                             "entries; nothing of it would be kept apart from what matchmeter writes)", str(path),

@@ -33,6 +33,7 @@ from matchmeter.errors import (
     MatchmeterError,
     SandboxError,
     SpendCapReached,
+    UserError,
 )
 from matchmeter.runner.agents import Agent, get_agent
 from matchmeter.runner.agents.adapters import cli_install, host_paths, install_spec, needs_network
@@ -370,4 +371,5 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
     result.tokens, result.cost, result.n_steps = trajectory.tokens, trajectory.cost, len(trajectory.steps)
     result.ended_at = utcnow()
     return TrialOutcome(result=result, trajectory=trajectory,
-                        rerun=not isinstance(failure, InfraError) or failure.rerun_trial)
+                        rerun=not isinstance(failure, UserError) and (not isinstance(failure, InfraError)
+                                                                      or failure.rerun_trial))

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from matchmeter.errors import EndpointError
 from matchmeter.gate.judge import Judge, neutralise
 from matchmeter.gate.rules import ReferenceKnowledge
 from matchmeter.gate.verdict import gate_candidate
@@ -216,8 +217,13 @@ def test_same_family_warning():
     assert same_family_warning("openai/gpt-4o", "anthropic/claude-3-5-haiku") is None
 
 
-def test_a_failing_judge_call_is_a_recorded_rejection(tmp_path):
-    verdict, _ = verdict_with_votes(tmp_path, [{"fault": "500"}], votes=1)  # a fault dict, not a reply
+def test_a_refused_judge_call_is_a_recorded_rejection_and_a_failed_endpoint_stops_the_gate(tmp_path):
+    """A judge call the server refuses (HTTP 400) is a recorded rejecting vote. A judge endpoint that keeps
+    failing (500s past the retries) was one too on the old code: the server's fault decided the candidate.
+    It is an EndpointError now: the command stops with one line and resumes once the endpoint answers."""
+    verdict, _ = verdict_with_votes(tmp_path / "refused", [None], votes=1)  # the stub answers None with a 400
     assert not verdict.passed
     assert verdict.reasons == ["judge_error"]
-    assert "500" in verdict.votes[0].error or "persisted" in verdict.votes[0].error
+    assert "BadRequestError" in verdict.votes[0].error
+    with pytest.raises(EndpointError, match="persisted after"):
+        verdict_with_votes(tmp_path / "down", [{"fault": "500"}], votes=1)  # a fault dict, not a reply

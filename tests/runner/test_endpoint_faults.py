@@ -111,3 +111,97 @@ def test_an_unknown_sim_persona_is_refused_before_anything_is_stored(tmp_path):
     with pytest.raises(UserError, match=r"unknown sim persona 'nobody' \(--model sim/nobody\): choose one of: sim/expert"):
         _run(tasks, tmp_path / "run", "", model="sim/nobody")
     assert not (tmp_path / "run").exists()
+
+
+def _gateway_session(tmp_path: Path, server: MisbehavingServer):
+    from matchmeter.llm.gateway import Gateway, Upstream
+
+    gateway = Gateway(socket_path=tmp_path / "gw.sock").start()
+    upstream = Upstream(model="openai/coder", api_base=server.api_base, retry_wait_s=0.05, use_cache=False)
+    return gateway, gateway.open_session("exec-1", upstream)
+
+
+def test_a_cli_sdks_own_retries_do_not_reach_a_failed_endpoint(tmp_path):
+    """What a CLI adapter's OpenAI SDK does (max_retries=2 by default: it retries 5xx). On the old code each of
+    its 3 tries set off the gateway's 4 attempts: the server received 12 requests for "4 attempts". Now the
+    gateway answers the SDK's retries 424 without calling the failed endpoint again: the server receives 4."""
+    import openai
+
+    with MisbehavingServer(solver) as server:
+        server.fault = "503"
+        gateway, session = _gateway_session(tmp_path, server)
+        try:
+            sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token)  # the SDK's default retries
+            with pytest.raises(openai.APIStatusError) as err:
+                sdk.chat.completions.create(model="coder", messages=[{"role": "user", "content": "go"}])
+            assert server.count("503") == 4
+            assert err.value.status_code == 424
+            meter = gateway.close_session(session)
+        finally:
+            gateway.stop()
+    assert [(c.status, c.upstream_attempts) for c in meter.calls][0] == (503, 4)
+    assert all((c.status, c.upstream_attempts) == (424, 0) for c in meter.calls[1:])
+    assert "ServiceUnavailableError persisted after 4 attempts" in meter.calls[0].error
+
+
+def test_the_gateway_cuts_any_agents_call_in_flight_at_the_tasks_deadline(tmp_path):
+    """For every agent (here an OpenAI SDK, as a CLI inside the sandbox holds): the call to a hung server
+    ends at the deadline the trial set on the session, not after the 120 s per-call timeout (on the old
+    code the gateway had no deadline: the SDK waited out its own 600 s timeout)."""
+    import time
+
+    import openai
+
+    with MisbehavingServer(solver) as server:
+        server.fault = "hang"
+        gateway, session = _gateway_session(tmp_path, server)
+        try:
+            session.deadline = time.monotonic() + 3
+            sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, timeout=60)
+            t0 = time.monotonic()
+            with pytest.raises(openai.APIStatusError) as err:
+                sdk.chat.completions.create(model="coder", messages=[{"role": "user", "content": "go"}])
+            waited = time.monotonic() - t0
+            gateway.close_session(session)
+        finally:
+            gateway.stop()
+    assert 2.5 <= waited <= 8
+    assert err.value.status_code == 402
+    assert "the task's agent deadline passed while waiting" in str(err.value)
+    assert f"s for model openai/coder at {server.api_base}" in str(err.value)
+    assert server.count("hang") == 1
+
+
+def test_a_trickling_stream_is_cut_at_the_deadline_too(tmp_path):
+    """A server that streams a chunk a second resets every read timeout: the stream (6 s in all) is cut at the
+    session's 3 s deadline all the same (on the old code it ran to its end, past the task's limit)."""
+    import time
+
+    import openai
+
+    from matchmeter.llm.client import import_litellm
+    from matchmeter.llm.gateway import Gateway, Upstream
+    from matchmeter.llm.stub_server import StubReply, StubServer
+
+    import_litellm()  # its first import takes seconds: not inside the 3 s this test gives the call
+    words = " ".join(f"w{i}" for i in range(30))
+    with StubServer(lambda request: StubReply(text=words, chunk_delay_s=1.0)) as stub, \
+            Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        session = gateway.open_session("exec-t", Upstream(model="stub/scripted", api_base=stub.api_base,
+                                                          use_cache=False))
+        session.deadline = time.monotonic() + 3
+        sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
+        received: list[str] = []
+
+        def consume() -> None:
+            for chunk in sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}],
+                                                     stream=True):
+                received.extend(c.delta.content for c in chunk.choices if c.delta.content)
+
+        t0 = time.monotonic()
+        with pytest.raises(openai.APIError, match="deadline passed while model stub/scripted at"):
+            consume()
+        waited = time.monotonic() - t0
+        meter = gateway.close_session(session)
+    assert waited < 5  # the whole stream takes 6 s (7 chunks, 1 s apart)
+    assert meter.calls[0].error_kind == "agent_deadline"

@@ -83,6 +83,11 @@ def test_optimize_on_a_run_without_trajectories_writes_nothing(tmp_path, tasks):
     run = tmp_path / "run"
     assert run_matchmeter("run", "--tasks", tasks, "--agent", "oracle", "--backend", "local", "--out", run,
                           "--quiet").returncode == 0
+    before = _tree(run)
+    _one_line_error(run_matchmeter("evaluate", "--descriptions", tmp_path / "descset", "--target", "bash:sim/expert",
+                                   "--out", run),
+                    "--out holds another matchmeter command's output (manifest.json), not this command's")
+    assert _tree(run) == before
     for path in run.glob("executions/*/trajectory.json"):
         path.unlink()
     out = tmp_path / "descset"
@@ -110,7 +115,11 @@ def test_spend_cap_must_be_positive_and_finite(tmp_path, tasks, cap):
     _one_line_error(run_matchmeter("run", "--tasks", tasks, "--model", "sim/expert", "--backend", "local",
                                    "--spend-cap", cap, "--out", tmp_path / "run"),
                     "--spend-cap must be a positive number of USD")
+    _one_line_error(run_matchmeter("optimize", "--run", tmp_path / "run", "--rewriter-model", "sim/rewriter",
+                                   "--judge-model", "sim/judge", "--spend-cap", cap, "--out", tmp_path / "descset"),
+                    "--spend-cap must be a positive number of USD")
     assert not (tmp_path / "run").exists()
+    assert not (tmp_path / "descset").exists()
 
 
 def test_square_brackets_in_an_error_are_printed_literally(tmp_path, tasks):
