@@ -132,9 +132,9 @@ def test_sim_quitter_gives_up_through_claude_code(claude_layer, tmp_path, backen
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer, tmp_path, backend, monkeypatch):
-    """With its traffic switches taken away (only IS_SANDBOX left) Claude Code reaches for its own services
-    (telemetry, error reports, update checks) beside the model. Through the gateway the sandbox has no
-    network, only the gateway's socket: those calls are refused at once, and the trial ends as with the
+    """With its traffic switches taken away (only IS_SANDBOX left) Claude Code dials api.anthropic.com beside
+    the model (test_claude_code_dials_only_the_gateway_with_its_switches). Through the gateway the sandbox
+    has no network, only the gateway's socket: that call is refused at once, and the trial ends as with the
     switches on (reward 1.0 within the agent deadline, not an agent timeout)."""
     from matchmeter.llm.gateway import Gateway
     from matchmeter.llm.sim import sim_api_base
@@ -158,3 +158,62 @@ def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer,
     result = outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert [s.command for s in outcome.trajectory.steps] == _plan(task.id, "expert")
+
+
+class _RecordingProxy:
+    """An HTTP proxy on loopback that records each request line (CONNECT host:port) and refuses it."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.lines: list[str] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                self.lines.append(conn.recv(4096).decode(errors="replace").split("\r\n")[0])
+                conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize("switches", ["on", "off"])
+def test_claude_code_dials_only_the_gateway_with_its_switches(claude_layer, tmp_path, switches):
+    """On the host, every connection Claude Code makes through a recording proxy (HTTPS_PROXY; the gateway on
+    loopback is NO_PROXY): with the adapter's environment, none; without its traffic switches, a call to
+    api.anthropic.com (which shows the probe sees what the CLI dials)."""
+    import subprocess
+
+    from matchmeter.llm.gateway import Gateway, Upstream
+    from matchmeter.llm.stub_server import StubServer
+    from matchmeter.runner.agents.adapters.claude_code import ClaudeCodeAdapter
+    from matchmeter.runner.agents.adapters.install import ensure_unpacked
+
+    spec = ClaudeCodeAdapter.PROFILE.install
+    claude = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary, claude_layer["root"])
+    proxy = _RecordingProxy()
+    work = tmp_path / "work"
+    work.mkdir()
+    with StubServer(["hello"]) as stub, Gateway(tcp=True) as gateway:
+        session = gateway.open_session("traffic", Upstream(model="stub/scripted", api_base=stub.api_base,
+                                                           use_cache=False))
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": gateway.url,
+               "ANTHROPIC_API_KEY": session.token, "HTTPS_PROXY": proxy.url, "HTTP_PROXY": proxy.url,
+               "NO_PROXY": "127.0.0.1,localhost",
+               **(ClaudeCodeAdapter.ENV if switches == "on" else {"IS_SANDBOX": "1"})}
+        proc = subprocess.run([str(claude), *ClaudeCodeAdapter.PROFILE.flags, "--model", "m", "say hello"], env=env,
+                              cwd=work, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        calls = len(gateway.close_session(session).calls)
+    proxy.server.close()
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert calls == 1
+    if switches == "on":
+        assert proxy.lines == []
+    else:
+        assert "CONNECT api.anthropic.com:443 HTTP/1.1" in proxy.lines
