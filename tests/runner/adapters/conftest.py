@@ -13,14 +13,6 @@ import pytest
 
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import AGENTS
-from matchmeter.runner.agents.adapters import ADAPTERS
-from matchmeter.runner.agents.adapters.base import (
-    AdapterProfile,
-    CLIAdapter,
-    InstallSpec,
-    LogReader,
-    ParsedLog,
-)
 from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name, prefix_dir
 from matchmeter.runner.sandbox import baseimage, get_backend, rootfs
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
@@ -86,24 +78,8 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
 # ------------------------------------------------------------------ the npm install path, offline
 
 NPM_HELLO_DIR = Path(__file__).resolve().parents[2] / "data" / "npm-hello-cli"
-
-
-class HelloNpmAdapter(CLIAdapter):
-    """A CLI adapter of the tiny npm CLI in tests/data/npm-hello-cli (a real `npm pack` tarball, installed with
-    the npm kind): `mm-hello --copy data/input.txt out.txt` solves write_task's copy-file task. Not a model
-    CLI: it calls no model, so it runs without a gateway."""
-
-    PROFILE = AdapterProfile(
-        name="npm-hello", version="1.0.0", verified=False, approval_mode="none", sandbox="none",
-        flags=("--copy", "data/input.txt", "out.txt"), prompt_mode="argv", log_location="stdout",
-        log_format="one line", needs_network=False,
-        install=InstallSpec(kind="npm", package="mm-hello-cli", version="1.0.0", executable="mm-hello"))
-
-    @classmethod
-    def parse_log(cls, text: str) -> ParsedLog:
-        log = LogReader()
-        log.step(command="mm-hello --copy data/input.txt out.txt", output=text.strip())
-        return log.parsed()
+# A separately installed agent package (module + dist-info with a `matchmeter.adapters` entry point).
+HELLO_PLUGIN_DIR = Path(__file__).resolve().parents[2] / "data" / "mm-hello-plugin"
 
 
 def pack_npm_hello(dest: Path) -> Path:
@@ -142,12 +118,12 @@ def npm_hello_tarballs(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def npm_hello(npm_hello_tarballs, monkeypatch) -> Path:
-    """The npm-hello adapter registered as agent `npm-hello`, its tarball served offline, npm's cache private."""
+    """Agent `npm-hello` installed as a separate package (on sys.path, found through its entry point only),
+    its CLI's tarball served offline, npm's cache private."""
     monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
     monkeypatch.setenv(TARBALLS_ENV, str(npm_hello_tarballs))
     monkeypatch.setenv("npm_config_cache", str(npm_hello_tarballs / ".npm"))
     monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing may come from a registry
-    target = "tests.runner.adapters.conftest:HelloNpmAdapter"
-    monkeypatch.setitem(AGENTS, "npm-hello", target)
-    monkeypatch.setitem(ADAPTERS, "npm-hello", target)
+    monkeypatch.syspath_prepend(str(HELLO_PLUGIN_DIR))
+    assert "npm-hello" not in AGENTS
     return npm_hello_tarballs

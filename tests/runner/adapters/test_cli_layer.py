@@ -195,7 +195,10 @@ def test_a_pypi_binary_cli_runs_from_its_layer_with_no_python(binary_layers, tmp
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_npm_cli_from_a_packed_tarball_installs_layers_and_solves_a_trial(npm_hello, tmp_path, backend,
                                                                                monkeypatch):
-    """install (npm install --prefix from the npm-pack tarball, offline, Node from PyPI) → layer → a trial."""
+    """install (npm install --prefix from the npm-pack tarball, offline, Node from PyPI) → layer → a trial, of
+    an adapter installed as a separate package and registered only through the `matchmeter.adapters` entry
+    point: its install comes from its class's requirements (on the old code, looked up in the built-in table,
+    it got none and its trial failed with "not installed")."""
     task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=120))
     sandbox_backend = get_backend(backend)
     sandbox_backend.preflight()

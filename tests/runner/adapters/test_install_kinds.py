@@ -1,6 +1,7 @@
 """Install kinds without a sandbox (issue 38): the refusals a run gives before any trial when a CLI cannot be
 fetched or cannot run here, what `agents profiles` says about each install, and how a wheel's payload is
-unpacked. The layers themselves, on docker and bwrap, are in test_cli_layer.py."""
+unpacked; and an agent's requirements read from its class, built-in or entry point (issue 37). The layers
+themselves, on docker and bwrap, are in test_cli_layer.py."""
 
 from __future__ import annotations
 
@@ -15,8 +16,13 @@ import pytest
 from typer.testing import CliRunner
 
 from matchmeter.cli import app
-from matchmeter.errors import SandboxError
+from matchmeter.errors import SandboxError, UserError
+from matchmeter.runner.agents import requirements
+from matchmeter.runner.agents.adapters import install_spec, needs_network
+from matchmeter.runner.agents.requirements import AgentRequirements, requirements_of
 from matchmeter.runner.sandbox import clilayer
+from matchmeter.schema import AgentSpec, Configuration
+from tests.runner.adapters.conftest import HELLO_PLUGIN_DIR
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -113,3 +119,35 @@ def test_a_wheel_entry_that_would_leave_the_layer_dir_is_refused(tmp_path):
         clilayer.unpack_payload(wheel, "evil", tmp_path / "out" / "deep")
     assert not (tmp_path / "escaped").exists()
     assert not (tmp_path / "out" / "escaped").exists()
+
+
+def test_requirements_are_read_from_the_agent_class_wherever_it_was_registered(monkeypatch):
+    """Failed on the old code: needs_network and the install were looked up by name in the built-in adapter
+    table, so an adapter registered through the `matchmeter.adapters` entry point got no install (and, calling
+    a model, no network and no gateway)."""
+    monkeypatch.syspath_prepend(str(HELLO_PLUGIN_DIR))  # a separately installed package with an entry point
+
+    def config(agent: str) -> Configuration:
+        return Configuration(id=agent, model="openai/m", agent=AgentSpec(name=agent))
+
+    plugin = requirements_of(config("npm-hello"))
+    assert (plugin.model_in_sandbox, plugin.install.kind, plugin.install.package) == (False, "npm", "mm-hello-cli")
+    assert install_spec(config("npm-hello")) == plugin.install
+    codex = requirements_of(config("codex"))
+    assert (codex.model_in_sandbox, codex.install.kind, codex.blocked) == (True, "pypi-binary", "")
+    assert needs_network(config("codex")) is True
+    assert requirements_of(config("bash")) == AgentRequirements()  # declares nothing: needs nothing
+    assert requirements_of(config("kimi")).blocked.startswith("kimi-cli needs Python >= 3.12")
+    cli_path = Configuration(id="c", model="openai/m", agent=AgentSpec(name="codex", options={"cli_path": "/x"}))
+    assert install_spec(cli_path) is None
+
+
+def test_a_class_that_declares_requirements_of_the_wrong_type_is_a_user_error(monkeypatch):
+    class Sloppy:
+        @classmethod
+        def requirements(cls) -> dict:
+            return {"model_in_sandbox": True}
+
+    monkeypatch.setattr(requirements, "agent_class", lambda name: Sloppy)
+    with pytest.raises(UserError, match=r"Sloppy.requirements\(\) returned dict"):
+        requirements_of(Configuration(id="c", model="m", agent=AgentSpec(name="sloppy")))
