@@ -9,6 +9,8 @@ The runner reads it from the class wherever the class came from, a built-in regi
 `matchmeter.adapters` entry point of a separately installed package (`requirements_of`), never by looking
 the agent's name up in a built-in table. An agent that declares nothing needs nothing: its model calls,
 if any, happen in matchmeter's own process (the bash agent), and it runs with the task's network only.
+Network is not a requirement of its own: an agent whose model is inside the sandbox gets the gateway's
+socket (or, with no gateway, the network), and any other network is the task's to grant.
 CLI adapters declare theirs from their profile (`CLIAdapter.requirements`).
 """
 
@@ -50,7 +52,6 @@ class AgentRequirements(BaseModel):
     model_in_sandbox: bool = Field(False, description="Its process calls the model from inside the sandbox: with "
                                    "the model gateway the sandbox gets the gateway's socket (its only way out), "
                                    "without one the network.")
-    network: bool = Field(False, description="It needs the network inside the sandbox for more than its model.")
     install: InstallSpec | None = Field(None, description="The CLI matchmeter installs into the sandbox's image "
                                         "layer (kinds pypi, pypi-binary, npm), if any.")
     blocked: str = Field("", description="Why it cannot run on this kind of machine at all ('' = nothing known).")
