@@ -9,6 +9,7 @@ session fixture `codex_layer`, so tests/conftest.py puts them on one xdist worke
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -29,11 +30,13 @@ from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Description, TaskSpec, TokenUsage
-from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
 from tests.helpers.clis import machine_clis_dir
+from tests.helpers.tasks import write_task
 
-pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
-BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
+pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
+BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), pytest.param("bwrap", marks=[pytest.mark.docker,
+                                                                                          pytest.mark.bwrap])]
 TASKS = ["cleanup-old-tmp", "commit-special-message"]
 HOST_KEY = "sk-live-HOST-KEY-c0dex-5e1f"  # in the host's environment: must reach neither the sandbox nor a file
 
@@ -180,6 +183,7 @@ def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
     return set(re.findall(r"https://([a-z0-9.\-]+)", log))
 
 
+@pytest.mark.docker
 def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path):
     """With the adapter's config.toml Codex names no host but the gateway (http on loopback); with only the
     provider section, it goes for GitHub and chatgpt.com (analytics at ab.chatgpt.com) at start-up. Fails when
@@ -208,3 +212,53 @@ def test_codex_reaching_for_other_hosts_is_refused_and_the_trial_still_ends(laye
     result = run.outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert run.outcome.trajectory.steps
+
+
+# ------------------------------------------------------------------ Codex's custom tool, scripted
+
+
+PATCH = "*** Begin Patch\n*** Add File: out.txt\n+seed-0\n*** End Patch\n"
+SCRIPT = [{"text": "", "tool_calls": [{"id": "call_p", "type": "function", "function": {
+              "name": "apply_patch", "arguments": json.dumps({"input": PATCH})}}]},
+          {"text": "", "tool_calls": [{"id": "call_c", "type": "function", "function": {
+              "name": "exec_command", "arguments": json.dumps({"cmd": "cat out.txt"})}}]},
+          "out.txt holds the input."]
+
+
+def test_codex_runs_its_freeform_apply_patch_through_the_gateway(tmp_path, monkeypatch):
+    """Model gpt-5.5 makes Codex offer `apply_patch` as a custom (freeform) tool. The scripted upstream calls it
+    (as the function the gateway made of it), Codex applies the patch and sends a custom_tool_call_output, which
+    reaches the upstream as a tool message; then an exec_command. The local backend runs the wheel's binary
+    (cli_path) through the gateway. Fails on the function-only wire: the upstream was offered no apply_patch."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    spec = codex.CodexAdapter.PROFILE.install
+    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
+    task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=240))
+    requests: list[dict[str, Any]] = []
+
+    def script(request: dict[str, Any]) -> Any:
+        requests.append(request)
+        return SCRIPT[len(requests) - 1]
+
+    with StubServer(script) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        config = configuration_from_flags("codex", "openai/gpt-5.5", options={"cli_path": str(binary)})
+        outcome = run_trial(TrialRequest(
+            run_id="codex-patch", execution_key="k-patch", configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
+            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+    result, trajectory = outcome.result, outcome.trajectory
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
+    assert len(requests) == 3
+    offered = {t["function"]["name"]: t["function"] for t in requests[0]["tools"]}
+    assert offered["apply_patch"]["parameters"]["required"] == ["input"]
+    assert "web_search" not in offered
+    patch_result = requests[1]["messages"][-1]
+    assert (patch_result["role"], patch_result["tool_call_id"]) == ("tool", "call_p")
+    assert "Success. Updated the following files:\nA out.txt" in patch_result["content"]
+    assert requests[1]["messages"][-2]["tool_calls"][0]["function"] == SCRIPT[0]["tool_calls"][0]["function"]
+    assert "seed-0" in requests[2]["messages"][-1]["content"]
+    assert [(s.tool_call or {}).get("name") for s in trajectory.steps] == ["apply_patch", None]
+    assert trajectory.steps[0].tool_call["arguments"]["changes"][0]["kind"] == "add"
+    assert (trajectory.steps[1].command, trajectory.steps[1].output) == ("cat out.txt", "seed-0\n")
+    assert trajectory.final_message == "out.txt holds the input."
+    assert len(trajectory.model_calls) == 3
