@@ -7,8 +7,8 @@ makes a `StreamEncoder` that writes the protocol's server-sent events as upstrea
 gateway) or `error` (the stream broke off after it had started). The Responses and Gemini wires are in
 gateway_wire_responses.py and gateway_wire_gemini.py. OpenAI chat forwards `tools`, `tool_choice` and
 `parallel_tool_calls` and returns the model's `tool_calls` (streamed: whole, in one chunk before the
-finish chunk, once the upstream sent them all); Responses forwards function tools
-(gateway_wire_responses.py); Anthropic forwards client tools (input_schema → parameters, tool_choice) and
+finish chunk, once the upstream sent them all); Responses carries function, namespace and custom
+tools both ways (gateway_wire_responses.py); Anthropic forwards client tools (input_schema → parameters, tool_choice) and
 carries tool_use/tool_result blocks both ways (a reply's tool calls as tool_use blocks, streamed as
 content_block_start / input_json_delta / content_block_stop with stop_reason "tool_use"). Gemini carries
 text only: tool definitions are not forwarded and tool traffic in its history is turned into readable text.
