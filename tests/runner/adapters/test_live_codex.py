@@ -262,3 +262,32 @@ def test_codex_runs_its_freeform_apply_patch_through_the_gateway(tmp_path, monke
     assert (trajectory.steps[1].command, trajectory.steps[1].output) == ("cat out.txt", "seed-0\n")
     assert trajectory.final_message == "out.txt holds the input."
     assert len(trajectory.model_calls) == 3
+
+
+def test_a_gateway_refusal_ends_codex_after_its_bounded_retries_as_budget_exceeded(tmp_path, monkeypatch):
+    """A token budget that one request nearly fills: the gateway answers Codex's second request 402. Codex retries
+    it as often as the adapter's config allows (RETRIES; its own defaults are larger), then ends its turn; the
+    trial is budget_exceeded, not the agent's error, with the first call's tokens metered."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    spec = codex.CodexAdapter.PROFILE.install
+    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
+    task_dir = write_task(tmp_path / "tasks", steps=10, agent_s=240)
+    toml = task_dir / "task.toml"
+    toml.write_text(toml.read_text().replace("steps = 10", "steps = 10\ntokens = 8000", 1))  # Codex's prompt: ~5k
+    task = load_task(task_dir)
+    replies = [{"text": "", "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {
+        "name": "exec_command", "arguments": json.dumps({"cmd": cmd})}}]} for i, cmd in enumerate(["ls", "ls data"])]
+    with StubServer([*replies, "done"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        config = configuration_from_flags("codex", "openai/stub/scripted", options={"cli_path": str(binary)})
+        outcome = run_trial(TrialRequest(
+            run_id="codex-402", execution_key="k-402", configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
+            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+        assert stub.stats.http_calls == 1
+    result = outcome.result
+    assert result.failure_mode == "budget_exceeded"
+    assert "tokens budget exceeded" in (result.error or "")
+    calls = [json.loads(line) for line in (tmp_path / "logs" / "gateway.jsonl").read_text().splitlines()]
+    assert [c["status"] for c in calls] == [200] + [402] * (codex.RETRIES + 1)
+    assert result.tokens.total == sum(c["tokens"]["input"] + c["tokens"]["output"] for c in calls) > 0
+    assert [s.command for s in outcome.trajectory.steps] == ["ls"]
