@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -13,8 +12,8 @@ import pytest
 
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import AGENTS
-from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name, prefix_dir
-from matchmeter.runner.sandbox import baseimage, get_backend, rootfs
+from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name
+from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description
 from matchmeter.tasks.loader import load_task
@@ -96,23 +95,11 @@ def pack_npm_hello(dest: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def npm_hello_tarballs(tmp_path_factory) -> Path:
-    """A directory holding the packed npm-hello tarball, as MATCHMETER_NPM_TARBALLS would name it. The CLI's
-    installed prefix in the machine's cache, its layer images and their bwrap exports are removed first (a
-    layer is keyed by package and version, and this package's content changes with the tests), so this
-    session installs it from the tarball and builds its layers."""
+    """A directory holding the packed npm-hello tarball, as MATCHMETER_NPM_TARBALLS would name it. Its content
+    digest is part of the install's and the layer's identity, so a changed tests/data/npm-hello-cli is
+    installed and layered anew, and an unchanged one reuses the machine's layer."""
     dest = tmp_path_factory.mktemp("npm-tarballs")
     assert pack_npm_hello(dest).is_file()
-    shutil.rmtree(prefix_dir("mm-hello-cli", "1.0.0", machine_clis_dir()), ignore_errors=True)
-    client = baseimage.docker_client()
-    try:
-        for image in client.images.list(name="matchmeter-cli-npm-mm-hello-cli-1.0.0"):
-            for tag in image.tags:
-                client.images.remove(tag, force=True)
-    finally:
-        client.close()
-    for exported in rootfs.rootfs_parent().glob("image-*"):
-        if '"matchmeter-cli-npm-mm-hello-cli-1.0.0:' in (exported / rootfs.MARKER).read_text(errors="replace"):
-            shutil.rmtree(exported)
     return dest
 
 

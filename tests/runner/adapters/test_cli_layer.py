@@ -13,6 +13,7 @@ reached, and a CLI that is missing or broken in the sandbox scored as infra_erro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -216,8 +217,11 @@ def test_an_npm_cli_from_a_packed_tarball_installs_layers_and_solves_a_trial(npm
     cli = request.cli_install
     assert cli is not None
     assert (cli.kind, cli.package, cli.version) == ("npm", "mm-hello-cli", "1.0.0")
-    assert json.loads((cli.wheelhouse / ".matchmeter-npm").read_text())["source"] == str(
-        npm_hello / "mm-hello-cli-1.0.0.tgz")  # from the tarball; the registry is a closed port
+    tarball = npm_hello / "mm-hello-cli-1.0.0.tgz"
+    installed = json.loads((cli.wheelhouse / ".matchmeter-npm").read_text())
+    assert cli.digest == installed["digest"] == hashlib.sha256(tarball.read_bytes()).hexdigest()[:12]
+    assert installed["source"].endswith("/mm-hello-cli-1.0.0.tgz")  # from a tarball; the registry is a closed port
+    assert clilayer.layer_tag(cli, "x") == f"matchmeter-cli-npm-mm-hello-cli-1.0.0-{cli.digest}:x"
     assert trajectory.steps[0].output.startswith("copied data/input.txt to out.txt on node v24.19.0")
     # ATIF's agent.version is the CLI's own, as it reported it in the sandbox, not matchmeter's
     assert trajectory.agent_version == "mm-hello 1.0.0"

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -17,12 +19,18 @@ from typer.testing import CliRunner
 
 from matchmeter.cli import app
 from matchmeter.errors import SandboxError, UserError
-from matchmeter.runner.agents import requirements
-from matchmeter.runner.agents.adapters import install_spec, needs_network
+from matchmeter.runner.agents import get_agent, requirements
+from matchmeter.runner.agents.adapters import host_paths, install_spec, needs_network, npm
+from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV
 from matchmeter.runner.agents.requirements import AgentRequirements, requirements_of
-from matchmeter.runner.sandbox import clilayer
+from matchmeter.runner.agents.session import AgentSession
+from matchmeter.runner.run import configuration_from_flags
+from matchmeter.runner.sandbox import SandboxRequest, clilayer, get_backend
 from matchmeter.schema import AgentSpec, Configuration
-from tests.runner.adapters.conftest import HELLO_PLUGIN_DIR
+from matchmeter.tasks.loader import load_task
+from tests.helpers.clis import machine_clis_dir
+from tests.helpers.tasks import write_task
+from tests.runner.adapters.conftest import HELLO_PLUGIN_DIR, NPM_HELLO_DIR, pack_npm_hello
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -151,3 +159,62 @@ def test_a_class_that_declares_requirements_of_the_wrong_type_is_a_user_error(mo
     monkeypatch.setattr(requirements, "agent_class", lambda name: Sloppy)
     with pytest.raises(UserError, match=r"Sloppy.requirements\(\) returned dict"):
         requirements_of(Configuration(id="c", model="m", agent=AgentSpec(name="sloppy")))
+
+
+def test_a_repacked_npm_tarball_of_the_same_version_is_installed_anew(tmp_path, monkeypatch):
+    """The layer is keyed by package and version; a local tarball's content digest joins the key, so a CLI
+    re-packed under the same version is not served from the stale install (nor its stale layer)."""
+    source = tmp_path / "src"
+    shutil.copytree(NPM_HELLO_DIR, source)
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    monkeypatch.setenv(TARBALLS_ENV, str(packs))
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setattr("tests.runner.adapters.conftest.NPM_HELLO_DIR", source)
+    root = tmp_path / "clis"
+    node_root, original_node = machine_clis_dir(), npm.host_node  # Node's unpacked wheel is shared
+    monkeypatch.setattr(npm, "host_node", lambda _root=None: original_node(node_root))
+    script = source / "bin" / "mm-hello.js"
+    original = script.read_text()
+    digests, outputs = [], []
+    for greeting in ("first", "second"):
+        script.write_text(original.replace("console.log(`node ", f"console.log(`{greeting} node "))
+        pack_npm_hello(packs)
+        prefix = npm.ensure_npm_prefix("mm-hello-cli", "1.0.0", "mm-hello", root)
+        digests.append(npm.installed_digest(prefix))
+        outputs.append(subprocess.run([str(prefix / "bin" / "mm-hello")], capture_output=True, text=True).stdout)
+    assert digests[0] != digests[1]
+    assert outputs[0].startswith("first node v24.19.0")
+    assert outputs[1].startswith("second node v24.19.0")  # the re-packed content, not the first install
+
+
+@pytest.mark.live_cli
+@pytest.mark.parametrize("backend", ["local", pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_pypi_binary_cli_with_no_layer_runs_from_its_unpacked_wheel_shown_read_only(tmp_path, monkeypatch,
+                                                                                      backend):
+    """Where no layer can be built (bwrap with no Docker engine; local), the wheel's files are unpacked under the
+    CLI cache and that one directory is shown to the sandbox read-only; setup finds the CLI there and proves
+    it runs (`--version`), and that version becomes ATIF's agent.version."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    config = configuration_from_flags("codex", "openai/m")
+    task_dir = write_task(tmp_path / "tasks")
+    task = load_task(task_dir)
+    paths = host_paths(config)
+    assert paths == [machine_clis_dir() / "openai-codex-cli-bin-0.163.0"]
+    box = get_backend(backend).create(SandboxRequest(
+        task_id=task.id, environment_dir=task_dir / "environment", environment=task.environment,
+        label="unpacked-binary", readonly_binds=paths))
+    try:
+        adapter = get_agent(config, task)
+        session = AgentSession(sandbox=box, configuration=config, task=task, budgets=task.budgets,
+                               deadline=time.monotonic() + 120)
+        adapter.setup(session)
+        # bwrap shows it read-only (local is not isolated: it writes nothing there on purpose)
+        written = box.exec(f"touch {paths[0]}/planted 2>&1; echo $?", 30).output if backend == "bwrap" else "1"
+    finally:
+        box.destroy()
+    assert adapter.executable == str(paths[0] / "codex_cli_bin" / "bin" / "codex")
+    assert session.trajectory.agent_version == "codex-cli 0.163.0"
+    assert written.split()[-1] != "0"
+    assert not (paths[0] / "planted").exists()

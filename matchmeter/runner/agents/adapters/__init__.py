@@ -17,7 +17,7 @@ from matchmeter.runner.agents.adapters.install import (
     ensure_wheelhouse,
     venv_dir,
 )
-from matchmeter.runner.agents.adapters.npm import ensure_npm_prefix
+from matchmeter.runner.agents.adapters.npm import ensure_npm_prefix, installed_digest
 from matchmeter.runner.agents.requirements import InstallSpec, requirements_of
 from matchmeter.runner.sandbox import CliInstall
 
@@ -63,12 +63,14 @@ def fetch_install(spec: InstallSpec) -> CliInstall:
     Raises:
         UserError: the registry cannot be reached or has no such package (one line, with how to pre-fetch).
     """
+    digest = ""
     if spec.kind == "npm":
         house = ensure_npm_prefix(spec.package, spec.version, spec.executable)
+        digest = installed_digest(house) or ""
     else:
         house = ensure_wheelhouse(spec.package, spec.version, binary=spec.kind == "pypi-binary")
     return CliInstall(kind=spec.kind, package=spec.package, version=spec.version, executable=spec.executable,
-                      binary=spec.binary, payload=spec.payload, wheelhouse=house)
+                      binary=spec.binary, payload=spec.payload, digest=digest, wheelhouse=house)
 
 
 def preflight_install(configuration: Configuration, builds_images: bool) -> None:
