@@ -58,19 +58,21 @@ def claude_layer() -> dict[str, Any]:
     return {"root": root, "cli": cli, "tag": tag, "s": time.monotonic() - started}
 
 
-def _run(claude_layer, out: Path, persona: str, backend: str) -> list[tuple[dict, dict]]:
+def _run(claude_layer, out: Path, persona: str, backend: str, agent: str = "claude-code",
+         seeds: int = 1) -> list[tuple[dict, dict]]:
     env = {**os.environ, "MATCHMETER_CLIS_DIR": str(claude_layer["root"]), **HOST_KEYS}
     started = time.monotonic()
-    proc = run_matchmeter("run", "--agent", "claude-code", "--model", f"sim/{persona}", "--backend", backend,
-                          *[a for t in TASKS for a in ("--task", t)], "--out", out, env=env, timeout=900)
-    print(f"\nclaude-code x sim/{persona} on {backend}: {len(TASKS)} trials in {time.monotonic() - started:.1f} s")
+    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", backend,
+                          "--seeds", seeds, *[a for t in TASKS for a in ("--task", t)], "--out", out, env=env,
+                          timeout=900)
+    print(f"\n{agent} x sim/{persona} on {backend}: {len(TASKS) * seeds} trials in {time.monotonic() - started:.1f} s")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SIMULATED" in proc.stdout
     runs = []
     for execution in sorted((out / "executions").iterdir()):
         runs.append((json.loads((execution / "result.json").read_text()),
                      json.loads((execution / "trajectory.json").read_text())))
-    assert sorted(r["task_id"] for r, _ in runs) == sorted(TASKS)
+    assert sorted(r["task_id"] for r, _ in runs) == sorted(TASKS * seeds)
     return runs
 
 
@@ -158,6 +160,31 @@ def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer,
     result = outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert [s.command for s in outcome.trajectory.steps] == _plan(task.id, "expert")
+
+
+@pytest.mark.bwrap
+def test_sim_sloppy_plays_the_same_plan_through_claude_code_as_through_the_bash_agent(claude_layer, tmp_path):
+    """Mistakes, corrections, skipped steps and replies without a command: over 3 seeds of both tasks the
+    commands Claude Code ran are the bash agent's, and every reward is the same. A reply without a code block
+    (bash dialect) is a Bash call without its command here: Claude Code answers it with its own validation
+    error, a step with no command, and the conversation goes on as the bash agent's does after a format error."""
+    claude = {(r["task_id"], r["seed"]): (r, t) for r, t in _run(claude_layer, tmp_path / "c", "sloppy", "bwrap",
+                                                                  seeds=3)}
+    bash = {(r["task_id"], r["seed"]): (r, t) for r, t in _run(claude_layer, tmp_path / "b", "sloppy", "bwrap",
+                                                                agent="bash", seeds=3)}
+    assert sorted(claude) == sorted(bash)
+    rewards = []
+    for key, (result, trajectory) in claude.items():
+        bash_result, bash_trajectory = bash[key]
+        commands = [s["command"] for s in trajectory["steps"]]
+        assert [c for c in commands if c is not None] == [s["command"] for s in bash_trajectory["steps"]]
+        assert result["reward"] == bash_result["reward"]
+        rewards.append(result["reward"])
+        [task] = [t for t in load_tasks([builtin_suite_dir()]) if t.id == key[0]]
+        plan = build_plan(task, key[1], "sloppy", Description.original(task).text)
+        assert commands.count(None) == sum(a.kind == "noformat" for a in plan)
+    assert 0 < sum(rewards) < len(rewards)  # the sloppy persona both fails and succeeds here
+    assert None in [s["command"] for _, t in claude.values() for s in t["steps"]]
 
 
 class _RecordingProxy:
