@@ -46,7 +46,7 @@ def _run(tmp_path: Path, agent: str, **env: str) -> subprocess.CompletedProcess[
 def test_a_cli_that_cannot_be_fetched_stops_the_run_before_any_trial(tmp_path):
     """Failed on the old code: the run went on, scored the missing Codex CLI as the agent's failure
     (agent_error, reward 0) and exited 0."""
-    proc = _run(tmp_path, "codex", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_NO_CACHE_DIR="1")
+    proc = _run(tmp_path, "codex", PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_NO_CACHE_DIR="1", PIP_RETRIES="0")
     assert proc.returncode == 2
     [line] = [x for x in proc.stderr.splitlines() if x.startswith("error:")]  # (local warns it is not isolated)
     assert line.startswith("error: cannot fetch the CLI openai-codex-cli-bin==0.163.0 from PyPI "

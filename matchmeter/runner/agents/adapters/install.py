@@ -33,6 +33,9 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+from functools import cache
 from pathlib import Path
 
 from matchmeter.errors import UserError
@@ -112,9 +115,25 @@ def wheelhouse_dir(package: str, version: str, root: Path | None = None) -> Path
     return (root or clis_dir()) / "wheelhouse" / f"{package}-{version}"
 
 
+DEFAULT_INDEX = "https://pypi.org/simple"
+PROBE_TIMEOUT_S = 5.0
+
+
 def pip_index() -> str:
     """The index pip fetches from, as the refusal names it."""
-    return os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple (pip's default index)"
+    return os.environ.get("PIP_INDEX_URL") or f"{DEFAULT_INDEX} (pip's default index)"
+
+
+@cache
+def answers(url: str) -> str:
+    """'' when `url` answers an HTTP request (any status), else why not (one short request, remembered)."""
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S).close()
+    except urllib.error.HTTPError:
+        return ""  # it answered
+    except (urllib.error.URLError, OSError) as exc:
+        return str(getattr(exc, "reason", exc))
+    return ""
 
 
 def fetch_refusal(package: str, version: str, output: str, binary: bool) -> UserError:
@@ -122,7 +141,10 @@ def fetch_refusal(package: str, version: str, output: str, binary: bool) -> User
     unreachable = re.search(r"(Failed to establish a new connection: [^\"')]*|Name or service not known|"
                             r"Temporary failure in name resolution|ProxyError[^\"')]*|Read timed out)", output)
     last = next((line.strip() for line in reversed(output.strip().splitlines()) if line.strip()), "pip failed")
-    reason = f"the index cannot be reached ({unreachable.group(1).strip()})" if unreachable else last
+    why = unreachable.group(1).strip() if unreachable else ""
+    if not why and not os.environ.get("PIP_NO_INDEX"):  # pip -q with no retries left says only "no matching"
+        why = answers((os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX).rstrip("/") + "/")
+    reason = f"the index cannot be reached ({why})" if why else last
     flags = "--no-deps --only-binary=:all: " if binary else ""
     return UserError(f"cannot fetch the CLI {package}=={version} from PyPI ({pip_index()}): {reason[-200:]}",
                      "the agent's install",
