@@ -291,3 +291,26 @@ def test_a_gateway_refusal_ends_codex_after_its_bounded_retries_as_budget_exceed
     assert [c["status"] for c in calls] == [200] + [402] * (codex.RETRIES + 1)
     assert result.tokens.total == sum(c["tokens"]["input"] + c["tokens"]["output"] for c in calls) > 0
     assert [s.command for s in outcome.trajectory.steps] == ["ls"]
+
+
+def test_an_unreachable_gateway_is_an_infra_error_in_seconds(tmp_path, monkeypatch):
+    """Codex's endpoint refuses connections (a closed port stands in for a dead forwarder). By default Codex
+    waits for it forever ("Reconnecting... waiting for network"), so the trial used to sit until the agent
+    deadline and be scored agent_error ("ended without a single model call"); with `unbounded_connection_retries = false` it gives up after its
+    retries, and a turn that failed to connect before any call reached the gateway is infra_error."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    spec = codex.CodexAdapter.PROFILE.install
+    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
+    config_toml = codex.config_toml
+    monkeypatch.setattr(codex, "config_toml", lambda api_base: config_toml("http://127.0.0.1:9/v1"))
+    task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=90))
+    with StubServer(["unused"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        config = configuration_from_flags("codex", "openai/stub/scripted", options={"cli_path": str(binary)})
+        outcome = run_trial(TrialRequest(
+            run_id="codex-dead", execution_key="k-dead", configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
+            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+        assert stub.stats.http_calls == 0
+    result = outcome.result
+    assert result.failure_mode == "infra_error", result.error
+    assert "codex could not connect to the model gateway (Connection failed" in (result.error or "")
