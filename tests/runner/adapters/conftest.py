@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -12,8 +13,10 @@ import pytest
 
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import AGENTS
+from matchmeter.runner.agents.adapters import cli_install
 from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name
-from matchmeter.runner.sandbox import get_backend
+from matchmeter.runner.run import configuration_from_flags
+from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description
 from matchmeter.tasks.loader import load_task
@@ -42,6 +45,32 @@ def cli_venvs() -> dict[str, Any]:
         found[agent] = ensure_installed(spec.package, spec.version, spec.executable, root)
         found[f"{agent}:install_s"] = install_seconds(spec.package, spec.version, root)
         found[f"{agent}:this_session_s"] = time.monotonic() - started
+    return found
+
+
+def layers_on_base(agents: Iterable[str], model: str) -> dict[str, Any]:
+    """Each agent's install fetched into the machine's CLI cache and its layer built on the base image (once
+    per machine; later calls find both): {"root": the cache, "base_id": the base image's id, agent:
+    (CliInstall, layer tag), "<agent>:s": seconds this call took for it}."""
+    root = machine_clis_dir()
+    previous = os.environ.get("MATCHMETER_CLIS_DIR")
+    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
+    client = baseimage.docker_client()
+    try:
+        base_id = client.images.get(baseimage.BASE_IMAGE).id.removeprefix("sha256:")[:12]
+        found: dict[str, Any] = {"root": root, "base_id": base_id}
+        for agent in agents:
+            started = time.monotonic()
+            cli = cli_install(configuration_from_flags(agent, model))
+            assert cli is not None
+            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
+            found[f"{agent}:s"] = time.monotonic() - started
+    finally:
+        client.close()
+        if previous is None:
+            os.environ.pop("MATCHMETER_CLIS_DIR", None)
+        else:
+            os.environ["MATCHMETER_CLIS_DIR"] = previous
     return found
 
 

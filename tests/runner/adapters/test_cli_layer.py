@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +25,17 @@ import pytest
 
 from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.stub_server import StubServer
-from matchmeter.runner.agents.adapters import cli_install
 from matchmeter.runner.agents.adapters.install import venv_dir
 from matchmeter.runner.agents.adapters.npm import prefix_dir
 from matchmeter.runner.executor import PlannedExecution, atif_of
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
-from matchmeter.runner.sandbox import SandboxRequest, baseimage, clilayer, get_backend, rootfs
+from matchmeter.runner.sandbox import SandboxRequest, clilayer, get_backend, rootfs
 from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import load_task
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
+from tests.runner.adapters.conftest import layers_on_base
 from tests.runner.adapters.test_live_cli import REPLIES, expected_cost_usd, expected_tokens
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
@@ -47,25 +46,7 @@ BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
 @pytest.fixture(scope="session")
 def cli_layers(tmp_path_factory) -> dict[str, Any]:
     """Both CLIs' wheelhouses and layer images on the base image (built once per machine), timed."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    found: dict[str, Any] = {"root": root}
-    try:
-        for agent in REPLIES:
-            started = time.monotonic()
-            cli = cli_install(configuration_from_flags(agent, MODEL))
-            assert cli is not None
-            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
-            found[f"{agent}:s"] = time.monotonic() - started
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return found
+    return layers_on_base(REPLIES, MODEL)
 
 
 @pytest.fixture
@@ -147,24 +128,7 @@ BINARY_CLIS = {
 def binary_layers() -> dict[str, Any]:
     """Codex CLI's and Claude Code's wheels (pip download, ~150 MB each) and layers on the base image, once per
     machine (about 40 s of cold build each)."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    try:
-        base_id = client.images.get(baseimage.BASE_IMAGE).id.removeprefix("sha256:")[:12]
-        found: dict[str, Any] = {"root": root, "base_id": base_id}
-        for agent in BINARY_CLIS:
-            cli = cli_install(configuration_from_flags(agent, MODEL))
-            assert cli is not None
-            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return found
+    return layers_on_base(BINARY_CLIS, MODEL)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
