@@ -23,16 +23,17 @@ from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.sim import build_plan, sim_api_base
 from matchmeter.llm.stub_server import StubServer
-from matchmeter.runner.agents.adapters import cli_install, codex
+from matchmeter.runner.agents.adapters import codex
 from matchmeter.runner.agents.adapters.install import ensure_unpacked
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.runner.run import configuration_from_flags
-from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
+from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Description, TaskSpec, TokenUsage
 from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
+from tests.runner.adapters.conftest import layers_on_base
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
 BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), pytest.param("bwrap", marks=[pytest.mark.docker,
@@ -44,21 +45,10 @@ HOST_KEY = "sk-live-HOST-KEY-c0dex-5e1f"  # in the host's environment: must reac
 @pytest.fixture(scope="session")
 def codex_layer() -> dict[str, Any]:
     """Codex's wheel (pip download) and its layer on the base image, once per machine (~40 s cold)."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    try:
-        cli = cli_install(configuration_from_flags("codex", "sim/expert"))
-        assert cli is not None
-        assert (cli.kind, cli.version) == ("pypi-binary", "0.163.0")
-        return {"root": root, "cli": cli, "tag": clilayer.layer_image(client, baseimage.BASE_IMAGE, cli)}
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
+    found = layers_on_base(["codex"], "sim/expert")
+    cli, _tag = found["codex"]
+    assert (cli.kind, cli.version) == ("pypi-binary", "0.163.0")
+    return found
 
 
 @pytest.fixture
@@ -105,6 +95,27 @@ def _sim_cost(tokens: TokenUsage, persona: str) -> float:
         (tokens.input, rate.input), (tokens.cached_input, rate.cached_input),
         (tokens.output, rate.output), (tokens.reasoning, rate.reasoning)))
     return float(amount / 1_000_000)
+
+
+def host_codex(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The wheel's codex binary unpacked in the machine's CLI cache (no layer): what the local backend runs."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    spec = codex.CodexAdapter.PROFILE.install
+    return str(ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary))
+
+
+def local_trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, model: str, task_dir: Path,
+                key: str) -> tuple[TrialOutcome, int]:
+    """One trial of write_task's copy-file task on the local backend: the host's codex binary (cli_path) through
+    the gateway to the stub playing `script`; (outcome, the stub's HTTP calls)."""
+    task = load_task(task_dir)
+    with StubServer(script) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        config = configuration_from_flags("codex", model, options={"cli_path": host_codex(monkeypatch)})
+        outcome = run_trial(TrialRequest(
+            run_id="codex-local", execution_key=key, configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
+            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+        return outcome, stub.stats.http_calls
 
 
 def _assert_no_secret_stored(logs: Path) -> None:
@@ -160,11 +171,9 @@ def test_codex_with_sim_quitter_scores_zero_as_the_agents_own_failure(layer, tmp
 # ------------------------------------------------------------------ traffic that is not a model call
 
 
-def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
-    """Run the layer's codex binary on the host once (RUST_LOG=debug) against a gateway, with `config` as its
+def _hosts_codex_names(binary: str, config: str, tmp_path: Path) -> set[str]:
+    """Run the wheel's codex binary on the host once (RUST_LOG=debug) against a gateway, with `config` as its
     config.toml; the https hosts its debug log names."""
-    spec = codex.CodexAdapter.PROFILE.install
-    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir(parents=True)
     work.mkdir()
@@ -173,7 +182,7 @@ def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
         (home / "config.toml").write_text(config.replace("GATEWAY", f"{gateway.url}/v1"))
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home),
                codex.TOKEN_ENV: session.token, "RUST_LOG": "debug"}
-        proc = subprocess.run([str(binary), "exec", "--json", "--skip-git-repo-check",
+        proc = subprocess.run([binary, "exec", "--json", "--skip-git-repo-check",
                                "--dangerously-bypass-approvals-and-sandbox", "--model", "gpt-5", "say done"],
                               cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
         assert stub.stats.authorized_calls == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -184,14 +193,15 @@ def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
 
 
 @pytest.mark.docker
-def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path):
+def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path, monkeypatch):
     """With the adapter's config.toml Codex names no host but the gateway (http on loopback); with only the
     provider section, it goes for GitHub and chatgpt.com (analytics at ab.chatgpt.com) at start-up. Fails when
     any of the analytics/plugins/apps switches is dropped."""
-    ours = _hosts_codex_names(codex.config_toml("GATEWAY"), tmp_path / "on")
+    binary = host_codex(monkeypatch)
+    ours = _hosts_codex_names(binary, codex.config_toml("GATEWAY"), tmp_path / "on")
     provider_only = codex.config_toml("GATEWAY")
     provider_only = 'model_provider = "matchmeter"\n\n' + provider_only[provider_only.index("[model_providers"):]
-    bare = _hosts_codex_names(provider_only, tmp_path / "off")
+    bare = _hosts_codex_names(binary, provider_only, tmp_path / "off")
     assert ours == set()
     assert {"github.com", "api.github.com", "ab.chatgpt.com"} <= bare
 
@@ -230,22 +240,14 @@ def test_codex_runs_its_freeform_apply_patch_through_the_gateway(tmp_path, monke
     (as the function the gateway made of it), Codex applies the patch and sends a custom_tool_call_output, which
     reaches the upstream as a tool message; then an exec_command. The local backend runs the wheel's binary
     (cli_path) through the gateway. Fails on the function-only wire: the upstream was offered no apply_patch."""
-    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
-    spec = codex.CodexAdapter.PROFILE.install
-    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
-    task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=240))
     requests: list[dict[str, Any]] = []
 
     def script(request: dict[str, Any]) -> Any:
         requests.append(request)
         return SCRIPT[len(requests) - 1]
 
-    with StubServer(script) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
-        config = configuration_from_flags("codex", "openai/gpt-5.5", options={"cli_path": str(binary)})
-        outcome = run_trial(TrialRequest(
-            run_id="codex-patch", execution_key="k-patch", configuration=config, task=task,
-            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
-            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+    outcome, _calls = local_trial(tmp_path, monkeypatch, script, "openai/gpt-5.5",
+                                  write_task(tmp_path / "tasks", steps=10, agent_s=240), "k-patch")
     result, trajectory = outcome.result, outcome.trajectory
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert len(requests) == 3
@@ -268,22 +270,14 @@ def test_a_gateway_refusal_ends_codex_after_its_bounded_retries_as_budget_exceed
     """A token budget that one request nearly fills: the gateway answers Codex's second request 402. Codex retries
     it as often as the adapter's config allows (RETRIES; its own defaults are larger), then ends its turn; the
     trial is budget_exceeded, not the agent's error, with the first call's tokens metered."""
-    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
-    spec = codex.CodexAdapter.PROFILE.install
-    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
     task_dir = write_task(tmp_path / "tasks", steps=10, agent_s=240)
     toml = task_dir / "task.toml"
     toml.write_text(toml.read_text().replace("steps = 10", "steps = 10\ntokens = 8000", 1))  # Codex's prompt: ~5k
-    task = load_task(task_dir)
     replies = [{"text": "", "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {
         "name": "exec_command", "arguments": json.dumps({"cmd": cmd})}}]} for i, cmd in enumerate(["ls", "ls data"])]
-    with StubServer([*replies, "done"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
-        config = configuration_from_flags("codex", "openai/stub/scripted", options={"cli_path": str(binary)})
-        outcome = run_trial(TrialRequest(
-            run_id="codex-402", execution_key="k-402", configuration=config, task=task,
-            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
-            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
-        assert stub.stats.http_calls == 1
+    outcome, stub_calls = local_trial(tmp_path, monkeypatch, [*replies, "done"], "openai/stub/scripted", task_dir,
+                                      "k-402")
+    assert stub_calls == 1
     result = outcome.result
     assert result.failure_mode == "budget_exceeded"
     assert "tokens budget exceeded" in (result.error or "")
@@ -298,19 +292,11 @@ def test_an_unreachable_gateway_is_an_infra_error_in_seconds(tmp_path, monkeypat
     waits for it forever ("Reconnecting... waiting for network"), so the trial used to sit until the agent
     deadline and be scored agent_error ("ended without a single model call"); with `unbounded_connection_retries = false` it gives up after its
     retries, and a turn that failed to connect before any call reached the gateway is infra_error."""
-    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
-    spec = codex.CodexAdapter.PROFILE.install
-    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
     config_toml = codex.config_toml
     monkeypatch.setattr(codex, "config_toml", lambda api_base: config_toml("http://127.0.0.1:9/v1"))
-    task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=90))
-    with StubServer(["unused"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
-        config = configuration_from_flags("codex", "openai/stub/scripted", options={"cli_path": str(binary)})
-        outcome = run_trial(TrialRequest(
-            run_id="codex-dead", execution_key="k-dead", configuration=config, task=task,
-            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
-            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
-        assert stub.stats.http_calls == 0
+    outcome, stub_calls = local_trial(tmp_path, monkeypatch, ["unused"], "openai/stub/scripted",
+                                      write_task(tmp_path / "tasks", steps=10, agent_s=90), "k-dead")
+    assert stub_calls == 0
     result = outcome.result
     assert result.failure_mode == "infra_error", result.error
     assert "codex could not connect to the model gateway (Connection failed" in (result.error or "")
