@@ -33,6 +33,7 @@ from matchmeter.schema import Description, TaskSpec, TokenUsage
 from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
 from tests.runner.adapters.conftest import layers_on_base
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
@@ -300,3 +301,40 @@ def test_an_unreachable_gateway_is_an_infra_error_in_seconds(tmp_path, monkeypat
     result = outcome.result
     assert result.failure_mode == "infra_error", result.error
     assert "codex could not connect to the model gateway (Connection failed" in (result.error or "")
+
+
+def _matchmeter_run(out: Path, agent: str, persona: str, seeds: int) -> dict[tuple[str, int], tuple[dict, dict]]:
+    """`matchmeter run` of both built-in tasks on bwrap: {(task, seed): (result.json, trajectory.json)}."""
+    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", "bwrap", "--seeds",
+                          seeds, *[a for t in TASKS for a in ("--task", t)], "--out", out, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SIMULATED" in proc.stdout
+    runs = {}
+    for execution in (out / "executions").iterdir():
+        result = json.loads((execution / "result.json").read_text())
+        runs[(result["task_id"], result["seed"])] = (result, json.loads((execution / "trajectory.json").read_text()))
+    assert len(runs) == len(TASKS) * seeds
+    return runs
+
+
+@pytest.mark.bwrap
+def test_sim_sloppy_plays_the_same_plan_through_codex_as_through_the_bash_agent(layer, tmp_path):
+    """`matchmeter run --agent codex`, 3 seeds of both tasks: the commands Codex ran are the bash agent's
+    (mistakes, corrections and skips included) and every reward is the same. A reply without a code block is an
+    exec_command call without `cmd`: Codex answers it with its own validation error, which records no step."""
+    codex_runs = _matchmeter_run(tmp_path / "codex", "codex", "sloppy", 3)
+    bash_runs = _matchmeter_run(tmp_path / "bash", "bash", "sloppy", 3)
+    assert sorted(codex_runs) == sorted(bash_runs)
+    rewards, noformats = [], 0
+    for key, (result, trajectory) in codex_runs.items():
+        bash_result, bash_trajectory = bash_runs[key]
+        assert [s["command"] for s in trajectory["steps"]] == [s["command"] for s in bash_trajectory["steps"]], key
+        assert (result["reward"], result["failure_mode"]) == (bash_result["reward"], "none"), key
+        assert result["trust_flags"][TRUST_FLAG] is True
+        rewards.append(result["reward"])
+        plan = build_plan(_builtin(key[0]), key[1], "sloppy", Description.original(_builtin(key[0])).text)
+        assert len(trajectory["model_calls"]) == len(plan), key  # one request per plan item, calls without cmd too
+        noformats += sum(a.kind == "noformat" for a in plan)
+    assert noformats > 0
+    assert 0 < sum(rewards) < len(rewards)  # the sloppy persona both fails and succeeds here
+    _assert_no_secret_stored(tmp_path / "codex")
