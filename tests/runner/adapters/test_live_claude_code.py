@@ -5,8 +5,9 @@ The personas answer Claude Code's streamed Anthropic Messages requests with call
 (llm/sim.py, the tools dialect); the gateway carries tool_use/tool_result both ways (llm/gateway_wire.py).
 These are whole `matchmeter run`s on built-in tasks: the CLI's steps are the persona's plan, tokens and cost
 come from the gateway's meter (which the CLI's own account matches), the effective-model check passes, and
-no host key nor gateway token is in any stored file. Each run takes about 15-25 s a trial here (see the
-printed wall time); the layer is built once per machine by the session fixture (about 40 s cold).
+no host key nor gateway token is in any stored file. A trial's wall: benchmarks/live_clis.py --agents
+claude-code (each run's wall is printed here too); the layer is built once per machine by the session
+fixture (its cold build: benchmarks/cli_layer.py --layers).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from matchmeter.llm.sim import build_plan
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
-from tests.helpers.clis import machine_clis_dir
 from tests.helpers.warm_cli import run_matchmeter
+from tests.runner.adapters.conftest import layers_on_base
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
 BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
@@ -36,26 +37,7 @@ HOST_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-live-HOST-KEY-4f1c0e", "OPENAI_API_KEY
 @pytest.fixture(scope="session")
 def claude_layer() -> dict[str, Any]:
     """Claude Code's image layer on the base image: the wheel fetched and the layer built once per machine."""
-    from matchmeter.runner.agents.adapters import cli_install
-    from matchmeter.runner.run import configuration_from_flags
-    from matchmeter.runner.sandbox import baseimage, clilayer
-
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    started = time.monotonic()
-    try:
-        cli = cli_install(configuration_from_flags("claude-code", "sim/expert"))
-        assert cli is not None
-        tag = clilayer.layer_image(client, baseimage.BASE_IMAGE, cli)
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return {"root": root, "cli": cli, "tag": tag, "s": time.monotonic() - started}
+    return layers_on_base(["claude-code"], "sim/expert")
 
 
 def _run(claude_layer, out: Path, persona: str, backend: str, agent: str = "claude-code",
