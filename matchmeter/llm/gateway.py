@@ -294,17 +294,20 @@ class Gateway:
     def _app(self) -> web.Application:
         from aiohttp import web
 
-        chat, messages = (partial(self._handle, wire=w) for w in (OpenAIChatWire(), AnthropicWire()))
+        chat = partial(self._handle, wire=OpenAIChatWire())
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.add_routes([web.post("/v1/chat/completions", chat), web.post("/chat/completions", chat),
                         web.post("/v1/responses", self._responses), web.post("/responses", self._responses),
-                        web.post("/v1/messages", messages),
+                        web.post("/v1/messages", self._messages),
                         web.post("/v1beta/models/{target}", self._gemini), web.post("/v1/models/{target}", self._gemini),
                         web.get("/v1/models", self._models), web.get("/models", self._models)])
         return app
 
     async def _responses(self, request: web.Request) -> web.StreamResponse:
         return await self._handle(request, ResponsesWire())  # one per request: it keeps the request's tools
+
+    async def _messages(self, request: web.Request) -> web.StreamResponse:
+        return await self._handle(request, AnthropicWire())  # one per request: message_start shows its prompt
 
     async def _gemini(self, request: web.Request) -> web.StreamResponse:
         from aiohttp import web

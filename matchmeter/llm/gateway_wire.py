@@ -7,8 +7,8 @@ makes a `StreamEncoder` that writes the protocol's server-sent events as upstrea
 gateway) or `error` (the stream broke off after it had started). The Responses and Gemini wires are in
 gateway_wire_responses.py and gateway_wire_gemini.py. OpenAI chat forwards `tools`, `tool_choice` and
 `parallel_tool_calls` and returns the model's `tool_calls` (streamed: whole, in one chunk before the
-finish chunk, once the upstream sent them all); Responses forwards function tools
-(gateway_wire_responses.py); Anthropic forwards client tools (input_schema → parameters, tool_choice) and
+finish chunk, once the upstream sent them all); Responses carries function, namespace and custom
+tools both ways (gateway_wire_responses.py); Anthropic forwards client tools (input_schema → parameters, tool_choice) and
 carries tool_use/tool_result blocks both ways (a reply's tool calls as tool_use blocks, streamed as
 content_block_start / input_json_delta / content_block_stop with stop_reason "tool_use"). Gemini carries
 text only: tool definitions are not forwarded and tool traffic in its history is turned into readable text.
@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
+from matchmeter.llm.tokens import count_prompt_tokens
 from matchmeter.schema import TokenUsage
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens", "stop", "seed", "tools", "tool_choice", "parallel_tool_calls")
@@ -285,19 +286,21 @@ def tool_use_block(call: dict[str, Any]) -> dict[str, Any]:
 
 
 class AnthropicStream:
-    """message_start; a text block opened at the first text delta, a content_block_delta per delta; at the
-    end the text block's content_block_stop, one tool_use block per upstream tool call (start, its input as
-    one input_json_delta, stop), message_delta (stop_reason, the whole metered usage: the upstream reports
-    it only at the end), message_stop."""
+    """message_start (input tokens: the gateway's own count of the prompt, as the upstream reports usage only
+    at its end); a text block opened at the first text delta, a content_block_delta per delta; at the end
+    the text block's content_block_stop, one tool_use block per upstream tool call (start, its input as one
+    input_json_delta, stop), message_delta (stop_reason and the whole metered usage, which replaces
+    message_start's), message_stop."""
 
-    def __init__(self) -> None:
+    def __init__(self, prompt_tokens: int = 0) -> None:
+        self.prompt_tokens = prompt_tokens  # the gateway's own count of the prompt, for message_start
         self.blocks = 0  # content blocks opened so far
         self.text_open = False
 
     def start(self, model: str) -> list[bytes]:
         message: dict[str, Any] = {"id": f"msg_mm{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant",
                                    "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-                                   "usage": anthropic_usage(TokenUsage())}
+                                   "usage": anthropic_usage(TokenUsage(input=self.prompt_tokens))}
         return [sse({"type": "message_start", "message": message}, "message_start")]
 
     def delta(self, text: str) -> list[bytes]:
@@ -333,10 +336,18 @@ class AnthropicStream:
 
 
 class AnthropicWire:
+    """One per request (the gateway makes it): parse keeps the prompt's token count for the stream's
+    message_start, where the Anthropic API reports the input tokens before any output."""
+
     name = "anthropic"
 
+    def __init__(self) -> None:
+        self.prompt_tokens = 0
+
     def parse(self, body: dict[str, Any]) -> WireRequest:
-        return WireRequest.of(body, *anthropic_to_openai(body))
+        request = WireRequest.of(body, *anthropic_to_openai(body))
+        self.prompt_tokens = count_prompt_tokens(request.messages)
+        return request
 
     def reply(self, text: str, model: str, tokens: TokenUsage, meta: dict[str, Any],
               tool_calls: Sequence[dict[str, Any]] = NO_TOOLS) -> dict[str, Any]:
@@ -350,4 +361,4 @@ class AnthropicWire:
         return anthropic_error(message, kind)
 
     def encoder(self) -> StreamEncoder:
-        return AnthropicStream()
+        return AnthropicStream(self.prompt_tokens)

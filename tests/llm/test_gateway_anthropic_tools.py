@@ -121,6 +121,9 @@ def test_a_tool_only_reply_streams_no_text_block(gateway, make_stub, upstream, t
         {"command": "ls -la"}, {"command": "pwd"}]
     assert events[-2]["delta"]["stop_reason"] == "tool_use"
     assert events[-2]["usage"]["output_tokens"] == stub.stats.usages[0]["completion_tokens"]
+    # message_start already shows the prompt's input tokens (the gateway's own count, the stub's here), as
+    # the Anthropic API does: Claude Code's assistant events carry that usage, not zeros
+    assert events[0]["message"]["usage"]["input_tokens"] == stub.stats.usages[0]["prompt_tokens"] > 0
 
 
 def test_without_tools_in_the_request_tool_history_stays_readable_text(gateway, make_stub, upstream, sdk_for):

@@ -130,3 +130,18 @@ def test_an_argv_shell_tool_gets_the_command_as_bash_lc_and_the_stub_answers_wit
     (call,) = choice["message"]["tool_calls"]
     assert json.loads(call["function"]["arguments"]) == {"command": ["bash", "-lc", REF[0]]}
     assert data["usage"]["completion_tokens"] > 0
+
+
+@pytest.mark.parametrize(("name", "argument"), [("Bash", "command"), ("exec_command", "cmd"), ("shell", "command"),
+                                                ("run_shell_command", "command")])
+def test_every_shell_tool_of_the_table_gets_its_command_argument(name, argument):
+    """The one table of shell tools: each name gets a call with the command under its own argument; a tool
+    that is not in it (Claude Code's Read, say) leaves the request in the bash dialect."""
+    tools = [{"type": "function", "function": {"name": "Read", "parameters": {"type": "object"}}},
+             {"type": "function", "function": {"name": name, "parameters": {
+                 "type": "object", "properties": {argument: {"type": "string"}}}}}]
+    messages = [{"role": "user", "content": PROMPT}]
+    turn = next_turn(_task(), 0, "expert", messages, tools)
+    (call,) = turn.tool_calls
+    assert (call["function"]["name"], json.loads(call["function"]["arguments"])) == (name, {argument: REF[0]})
+    assert dialect_of(messages, tools[:1]) == "bash"

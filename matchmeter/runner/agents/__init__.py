@@ -61,10 +61,14 @@ def known_agents() -> dict[str, str]:
     return {**_entry_point_agents(), **AGENTS}
 
 
-def get_agent(configuration: Configuration, task: TaskSpec) -> Agent:
-    """Instantiate the configuration's agent for one trial (imports it lazily)."""
+def agent_class(name: str) -> type:
+    """The class registered as `name`, a built-in line of AGENTS or a `matchmeter.adapters` entry point
+    (imported now).
+
+    Raises:
+        UserError: no agent of that name, or it cannot be imported.
+    """
     registry = known_agents()
-    name = configuration.agent.name
     if name not in registry:
         raise UserError(f"unknown agent {name!r}", "--agent", f"choose one of: {', '.join(sorted(registry))}")
     module_name, _, cls_name = registry[name].partition(":")
@@ -72,5 +76,11 @@ def get_agent(configuration: Configuration, task: TaskSpec) -> Agent:
         module = importlib.import_module(module_name)
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise UserError(f"agent {name!r} cannot be imported: {exc}", "--agent", "pip install 'matchmeter[clis]'") from exc
-    agent: Agent = getattr(module, cls_name)(configuration=configuration, task=task)
+    cls: type = getattr(module, cls_name)
+    return cls
+
+
+def get_agent(configuration: Configuration, task: TaskSpec) -> Agent:
+    """Instantiate the configuration's agent for one trial (imports it lazily)."""
+    agent: Agent = agent_class(configuration.agent.name)(configuration=configuration, task=task)
     return agent

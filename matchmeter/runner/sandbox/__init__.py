@@ -53,6 +53,8 @@ class CliInstall(BaseModel):
     binary: str = Field("", description="pypi-binary: the executable's path inside the wheel (and the layer's dir).")
     payload: str = Field("", description="pypi-binary: the wheel directory the layer gets (the executable's "
                          "top-level directory when empty).")
+    digest: str = Field("", description="Content digest of a locally supplied package (an npm-pack tarball): part "
+                        "of the layer's identity, so changed content under the same version is a new layer.")
     wheelhouse: Path | None = Field(None, description="Host dir of what was fetched for the layer (wheels, npm "
                                     "tarballs; containers reach no registry); needed only when the layer is not built yet.")
 

@@ -19,8 +19,9 @@ Containers cannot reach a registry (the proxy's CA is trusted on the host only),
 the host: wheels (`pip wheel`/`pip download`, adapters/install.py) or an npm prefix (adapters/npm.py). For
 `pypi`, pip runs from its own wheel because Debian's python3 has the venv module but no ensurepip, and the
 host's Python must be the image's minor version for compiled wheels to load (both bookworm's 3.11 here).
-A layer is tagged by kind + package + version and the task image's id, so it is built once per task
-image; bwrap runs in its exported filesystem (rootfs.py), keyed the same way (layer_key).
+A layer is tagged by kind + package + version (+ the digest of a local npm tarball) and the task image's
+id, so it is built once per task image; bwrap runs in its exported filesystem (rootfs.py), keyed the
+same way (layer_key).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def executable_path(cli: CliInstall) -> str:
 
 def _identity(cli: CliInstall) -> str:
     """kind/package==version (the kind is left out for pypi, so layers built before kinds keep their keys)."""
-    name = f"{cli.package}=={cli.version}"
+    name = f"{cli.package}=={cli.version}" + (f"@{cli.digest}" if cli.digest else "")
     return name if cli.kind == "pypi" else f"{cli.kind}/{name}"
 
 
@@ -65,9 +66,11 @@ def layer_key(environment_key: str, cli: CliInstall) -> str:
 
 
 def layer_tag(cli: CliInstall, base_id: str) -> str:
-    """The layer image's tag: matchmeter-cli-[<kind>-]<package>-<version>:<the task image's id>."""
+    """The layer image's tag: matchmeter-cli-[<kind>-]<package>-<version>[-<digest>]:<the task image's id>."""
     kind = "" if cli.kind == "pypi" else f"{cli.kind}-"
-    repo = re.sub(r"[^a-z0-9_.-]", "-", f"matchmeter-cli-{kind}{cli.package.lstrip('@')}-{cli.version}".lower())
+    digest = f"-{cli.digest}" if cli.digest else ""
+    repo = re.sub(r"[^a-z0-9_.-]", "-",
+                  f"matchmeter-cli-{kind}{cli.package.lstrip('@')}-{cli.version}{digest}".lower())
     return f"{repo}:{base_id}"
 
 

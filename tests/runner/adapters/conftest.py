@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -13,16 +13,10 @@ import pytest
 
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import AGENTS
-from matchmeter.runner.agents.adapters import ADAPTERS
-from matchmeter.runner.agents.adapters.base import (
-    AdapterProfile,
-    CLIAdapter,
-    InstallSpec,
-    LogReader,
-    ParsedLog,
-)
-from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name, prefix_dir
-from matchmeter.runner.sandbox import baseimage, get_backend, rootfs
+from matchmeter.runner.agents.adapters import cli_install
+from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packed_name
+from matchmeter.runner.run import configuration_from_flags
+from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import AgentSpec, Configuration, Description
 from matchmeter.tasks.loader import load_task
@@ -51,6 +45,32 @@ def cli_venvs() -> dict[str, Any]:
         found[agent] = ensure_installed(spec.package, spec.version, spec.executable, root)
         found[f"{agent}:install_s"] = install_seconds(spec.package, spec.version, root)
         found[f"{agent}:this_session_s"] = time.monotonic() - started
+    return found
+
+
+def layers_on_base(agents: Iterable[str], model: str) -> dict[str, Any]:
+    """Each agent's install fetched into the machine's CLI cache and its layer built on the base image (once
+    per machine; later calls find both): {"root": the cache, "base_id": the base image's id, agent:
+    (CliInstall, layer tag), "<agent>:s": seconds this call took for it}."""
+    root = machine_clis_dir()
+    previous = os.environ.get("MATCHMETER_CLIS_DIR")
+    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
+    client = baseimage.docker_client()
+    try:
+        base_id = client.images.get(baseimage.BASE_IMAGE).id.removeprefix("sha256:")[:12]
+        found: dict[str, Any] = {"root": root, "base_id": base_id}
+        for agent in agents:
+            started = time.monotonic()
+            cli = cli_install(configuration_from_flags(agent, model))
+            assert cli is not None
+            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
+            found[f"{agent}:s"] = time.monotonic() - started
+    finally:
+        client.close()
+        if previous is None:
+            os.environ.pop("MATCHMETER_CLIS_DIR", None)
+        else:
+            os.environ["MATCHMETER_CLIS_DIR"] = previous
     return found
 
 
@@ -86,24 +106,8 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
 # ------------------------------------------------------------------ the npm install path, offline
 
 NPM_HELLO_DIR = Path(__file__).resolve().parents[2] / "data" / "npm-hello-cli"
-
-
-class HelloNpmAdapter(CLIAdapter):
-    """A CLI adapter of the tiny npm CLI in tests/data/npm-hello-cli (a real `npm pack` tarball, installed with
-    the npm kind): `mm-hello --copy data/input.txt out.txt` solves write_task's copy-file task. Not a model
-    CLI: it calls no model, so it runs without a gateway."""
-
-    PROFILE = AdapterProfile(
-        name="npm-hello", version="1.0.0", verified=False, approval_mode="none", sandbox="none",
-        flags=("--copy", "data/input.txt", "out.txt"), prompt_mode="argv", log_location="stdout",
-        log_format="one line", needs_network=False,
-        install=InstallSpec(kind="npm", package="mm-hello-cli", version="1.0.0", executable="mm-hello"))
-
-    @classmethod
-    def parse_log(cls, text: str) -> ParsedLog:
-        log = LogReader()
-        log.step(command="mm-hello --copy data/input.txt out.txt", output=text.strip())
-        return log.parsed()
+# A separately installed agent package (module + dist-info with a `matchmeter.adapters` entry point).
+HELLO_PLUGIN_DIR = Path(__file__).resolve().parents[2] / "data" / "mm-hello-plugin"
 
 
 def pack_npm_hello(dest: Path) -> Path:
@@ -120,34 +124,22 @@ def pack_npm_hello(dest: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def npm_hello_tarballs(tmp_path_factory) -> Path:
-    """A directory holding the packed npm-hello tarball, as MATCHMETER_NPM_TARBALLS would name it. The CLI's
-    installed prefix in the machine's cache, its layer images and their bwrap exports are removed first (a
-    layer is keyed by package and version, and this package's content changes with the tests), so this
-    session installs it from the tarball and builds its layers."""
+    """A directory holding the packed npm-hello tarball, as MATCHMETER_NPM_TARBALLS would name it. Its content
+    digest is part of the install's and the layer's identity, so a changed tests/data/npm-hello-cli is
+    installed and layered anew, and an unchanged one reuses the machine's layer."""
     dest = tmp_path_factory.mktemp("npm-tarballs")
     assert pack_npm_hello(dest).is_file()
-    shutil.rmtree(prefix_dir("mm-hello-cli", "1.0.0", machine_clis_dir()), ignore_errors=True)
-    client = baseimage.docker_client()
-    try:
-        for image in client.images.list(name="matchmeter-cli-npm-mm-hello-cli-1.0.0"):
-            for tag in image.tags:
-                client.images.remove(tag, force=True)
-    finally:
-        client.close()
-    for exported in rootfs.rootfs_parent().glob("image-*"):
-        if '"matchmeter-cli-npm-mm-hello-cli-1.0.0:' in (exported / rootfs.MARKER).read_text(errors="replace"):
-            shutil.rmtree(exported)
     return dest
 
 
 @pytest.fixture
 def npm_hello(npm_hello_tarballs, monkeypatch) -> Path:
-    """The npm-hello adapter registered as agent `npm-hello`, its tarball served offline, npm's cache private."""
+    """Agent `npm-hello` installed as a separate package (on sys.path, found through its entry point only),
+    its CLI's tarball served offline, npm's cache private."""
     monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
     monkeypatch.setenv(TARBALLS_ENV, str(npm_hello_tarballs))
     monkeypatch.setenv("npm_config_cache", str(npm_hello_tarballs / ".npm"))
     monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing may come from a registry
-    target = "tests.runner.adapters.conftest:HelloNpmAdapter"
-    monkeypatch.setitem(AGENTS, "npm-hello", target)
-    monkeypatch.setitem(ADAPTERS, "npm-hello", target)
+    monkeypatch.syspath_prepend(str(HELLO_PLUGIN_DIR))
+    assert "npm-hello" not in AGENTS
     return npm_hello_tarballs

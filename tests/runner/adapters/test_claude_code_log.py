@@ -15,8 +15,9 @@ METERED = [(2278 + 1664, 65 + 5), (80 + 3968, 70 + 10), (122 + 3968, 81 + 13), (
 
 
 def test_calls_take_their_usage_from_the_stream_events_and_match_the_gateway():
-    """The assistant events carry only message_start's usage, which is all zeros through the gateway: the
-    parser before --include-partial-messages reported 0 tokens for every call (a metering disagreement)."""
+    """The assistant events carry only message_start's usage: never the output tokens, and in this log (made
+    before message_start showed the prompt's count) no input either. The parser before
+    --include-partial-messages reported 0 tokens for every call here (a metering disagreement)."""
     text = LOG.read_text()
     assistant_usage = [json.loads(line)["message"]["usage"] for line in text.splitlines()
                        if line.startswith('{"type":"assistant"')]

@@ -13,11 +13,11 @@ reached, and a CLI that is missing or broken in the sandbox scored as infra_erro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +25,17 @@ import pytest
 
 from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.stub_server import StubServer
-from matchmeter.runner.agents.adapters import cli_install
 from matchmeter.runner.agents.adapters.install import venv_dir
 from matchmeter.runner.agents.adapters.npm import prefix_dir
 from matchmeter.runner.executor import PlannedExecution, atif_of
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
-from matchmeter.runner.sandbox import SandboxRequest, baseimage, clilayer, get_backend, rootfs
+from matchmeter.runner.sandbox import SandboxRequest, clilayer, get_backend, rootfs
 from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import load_task
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
+from tests.runner.adapters.conftest import layers_on_base
 from tests.runner.adapters.test_live_cli import REPLIES, expected_cost_usd, expected_tokens
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
@@ -46,25 +46,7 @@ BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
 @pytest.fixture(scope="session")
 def cli_layers(tmp_path_factory) -> dict[str, Any]:
     """Both CLIs' wheelhouses and layer images on the base image (built once per machine), timed."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    found: dict[str, Any] = {"root": root}
-    try:
-        for agent in REPLIES:
-            started = time.monotonic()
-            cli = cli_install(configuration_from_flags(agent, MODEL))
-            assert cli is not None
-            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
-            found[f"{agent}:s"] = time.monotonic() - started
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return found
+    return layers_on_base(REPLIES, MODEL)
 
 
 @pytest.fixture
@@ -146,24 +128,7 @@ BINARY_CLIS = {
 def binary_layers() -> dict[str, Any]:
     """Codex CLI's and Claude Code's wheels (pip download, ~150 MB each) and layers on the base image, once per
     machine (about 40 s of cold build each)."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    try:
-        base_id = client.images.get(baseimage.BASE_IMAGE).id.removeprefix("sha256:")[:12]
-        found: dict[str, Any] = {"root": root, "base_id": base_id}
-        for agent in BINARY_CLIS:
-            cli = cli_install(configuration_from_flags(agent, MODEL))
-            assert cli is not None
-            found[agent] = (cli, clilayer.layer_image(client, baseimage.BASE_IMAGE, cli))
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return found
+    return layers_on_base(BINARY_CLIS, MODEL)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -195,7 +160,10 @@ def test_a_pypi_binary_cli_runs_from_its_layer_with_no_python(binary_layers, tmp
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_npm_cli_from_a_packed_tarball_installs_layers_and_solves_a_trial(npm_hello, tmp_path, backend,
                                                                                monkeypatch):
-    """install (npm install --prefix from the npm-pack tarball, offline, Node from PyPI) → layer → a trial."""
+    """install (npm install --prefix from the npm-pack tarball, offline, Node from PyPI) → layer → a trial, of
+    an adapter installed as a separate package and registered only through the `matchmeter.adapters` entry
+    point: its install comes from its class's requirements (on the old code, looked up in the built-in table,
+    it got none and its trial failed with "not installed")."""
     task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=120))
     sandbox_backend = get_backend(backend)
     sandbox_backend.preflight()
@@ -213,8 +181,11 @@ def test_an_npm_cli_from_a_packed_tarball_installs_layers_and_solves_a_trial(npm
     cli = request.cli_install
     assert cli is not None
     assert (cli.kind, cli.package, cli.version) == ("npm", "mm-hello-cli", "1.0.0")
-    assert json.loads((cli.wheelhouse / ".matchmeter-npm").read_text())["source"] == str(
-        npm_hello / "mm-hello-cli-1.0.0.tgz")  # from the tarball; the registry is a closed port
+    tarball = npm_hello / "mm-hello-cli-1.0.0.tgz"
+    installed = json.loads((cli.wheelhouse / ".matchmeter-npm").read_text())
+    assert cli.digest == installed["digest"] == hashlib.sha256(tarball.read_bytes()).hexdigest()[:12]
+    assert installed["source"].endswith("/mm-hello-cli-1.0.0.tgz")  # from a tarball; the registry is a closed port
+    assert clilayer.layer_tag(cli, "x") == f"matchmeter-cli-npm-mm-hello-cli-1.0.0-{cli.digest}:x"
     assert trajectory.steps[0].output.startswith("copied data/input.txt to out.txt on node v24.19.0")
     # ATIF's agent.version is the CLI's own, as it reported it in the sandbox, not matchmeter's
     assert trajectory.agent_version == "mm-hello 1.0.0"

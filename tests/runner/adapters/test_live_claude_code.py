@@ -5,8 +5,9 @@ The personas answer Claude Code's streamed Anthropic Messages requests with call
 (llm/sim.py, the tools dialect); the gateway carries tool_use/tool_result both ways (llm/gateway_wire.py).
 These are whole `matchmeter run`s on built-in tasks: the CLI's steps are the persona's plan, tokens and cost
 come from the gateway's meter (which the CLI's own account matches), the effective-model check passes, and
-no host key nor gateway token is in any stored file. Each run takes about 15-25 s a trial here (see the
-printed wall time); the layer is built once per machine by the session fixture (about 40 s cold).
+no host key nor gateway token is in any stored file. A trial's wall: benchmarks/live_clis.py --agents
+claude-code (each run's wall is printed here too); the layer is built once per machine by the session
+fixture (its cold build: benchmarks/cli_layer.py --layers).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from matchmeter.llm.sim import build_plan
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
-from tests.helpers.clis import machine_clis_dir
 from tests.helpers.warm_cli import run_matchmeter
+from tests.runner.adapters.conftest import layers_on_base
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
 BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
@@ -36,41 +37,24 @@ HOST_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-live-HOST-KEY-4f1c0e", "OPENAI_API_KEY
 @pytest.fixture(scope="session")
 def claude_layer() -> dict[str, Any]:
     """Claude Code's image layer on the base image: the wheel fetched and the layer built once per machine."""
-    from matchmeter.runner.agents.adapters import cli_install
-    from matchmeter.runner.run import configuration_from_flags
-    from matchmeter.runner.sandbox import baseimage, clilayer
-
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    started = time.monotonic()
-    try:
-        cli = cli_install(configuration_from_flags("claude-code", "sim/expert"))
-        assert cli is not None
-        tag = clilayer.layer_image(client, baseimage.BASE_IMAGE, cli)
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
-    return {"root": root, "cli": cli, "tag": tag, "s": time.monotonic() - started}
+    return layers_on_base(["claude-code"], "sim/expert")
 
 
-def _run(claude_layer, out: Path, persona: str, backend: str) -> list[tuple[dict, dict]]:
+def _run(claude_layer, out: Path, persona: str, backend: str, agent: str = "claude-code",
+         seeds: int = 1) -> list[tuple[dict, dict]]:
     env = {**os.environ, "MATCHMETER_CLIS_DIR": str(claude_layer["root"]), **HOST_KEYS}
     started = time.monotonic()
-    proc = run_matchmeter("run", "--agent", "claude-code", "--model", f"sim/{persona}", "--backend", backend,
-                          *[a for t in TASKS for a in ("--task", t)], "--out", out, env=env, timeout=900)
-    print(f"\nclaude-code x sim/{persona} on {backend}: {len(TASKS)} trials in {time.monotonic() - started:.1f} s")
+    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", backend,
+                          "--seeds", seeds, *[a for t in TASKS for a in ("--task", t)], "--out", out, env=env,
+                          timeout=900)
+    print(f"\n{agent} x sim/{persona} on {backend}: {len(TASKS) * seeds} trials in {time.monotonic() - started:.1f} s")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SIMULATED" in proc.stdout
     runs = []
     for execution in sorted((out / "executions").iterdir()):
         runs.append((json.loads((execution / "result.json").read_text()),
                      json.loads((execution / "trajectory.json").read_text())))
-    assert sorted(r["task_id"] for r, _ in runs) == sorted(TASKS)
+    assert sorted(r["task_id"] for r, _ in runs) == sorted(TASKS * seeds)
     return runs
 
 
@@ -132,9 +116,9 @@ def test_sim_quitter_gives_up_through_claude_code(claude_layer, tmp_path, backen
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer, tmp_path, backend, monkeypatch):
-    """With its traffic switches taken away (only IS_SANDBOX left) Claude Code reaches for its own services
-    (telemetry, error reports, update checks) beside the model. Through the gateway the sandbox has no
-    network, only the gateway's socket: those calls are refused at once, and the trial ends as with the
+    """With its traffic switches taken away (only IS_SANDBOX left) Claude Code dials api.anthropic.com beside
+    the model (test_claude_code_dials_only_the_gateway_with_its_switches). Through the gateway the sandbox
+    has no network, only the gateway's socket: that call is refused at once, and the trial ends as with the
     switches on (reward 1.0 within the agent deadline, not an agent timeout)."""
     from matchmeter.llm.gateway import Gateway
     from matchmeter.llm.sim import sim_api_base
@@ -158,3 +142,87 @@ def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer,
     result = outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert [s.command for s in outcome.trajectory.steps] == _plan(task.id, "expert")
+
+
+@pytest.mark.bwrap
+def test_sim_sloppy_plays_the_same_plan_through_claude_code_as_through_the_bash_agent(claude_layer, tmp_path):
+    """Mistakes, corrections, skipped steps and replies without a command: over 3 seeds of both tasks the
+    commands Claude Code ran are the bash agent's, and every reward is the same. A reply without a code block
+    (bash dialect) is a Bash call without its command here: Claude Code answers it with its own validation
+    error, a step with no command, and the conversation goes on as the bash agent's does after a format error."""
+    claude = {(r["task_id"], r["seed"]): (r, t) for r, t in _run(claude_layer, tmp_path / "c", "sloppy", "bwrap",
+                                                                  seeds=3)}
+    bash = {(r["task_id"], r["seed"]): (r, t) for r, t in _run(claude_layer, tmp_path / "b", "sloppy", "bwrap",
+                                                                agent="bash", seeds=3)}
+    assert sorted(claude) == sorted(bash)
+    rewards = []
+    for key, (result, trajectory) in claude.items():
+        bash_result, bash_trajectory = bash[key]
+        commands = [s["command"] for s in trajectory["steps"]]
+        assert [c for c in commands if c is not None] == [s["command"] for s in bash_trajectory["steps"]]
+        assert result["reward"] == bash_result["reward"]
+        rewards.append(result["reward"])
+        [task] = [t for t in load_tasks([builtin_suite_dir()]) if t.id == key[0]]
+        plan = build_plan(task, key[1], "sloppy", Description.original(task).text)
+        assert commands.count(None) == sum(a.kind == "noformat" for a in plan)
+    assert 0 < sum(rewards) < len(rewards)  # the sloppy persona both fails and succeeds here
+    assert None in [s["command"] for _, t in claude.values() for s in t["steps"]]
+
+
+class _RecordingProxy:
+    """An HTTP proxy on loopback that records each request line (CONNECT host:port) and refuses it."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.lines: list[str] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                self.lines.append(conn.recv(4096).decode(errors="replace").split("\r\n")[0])
+                conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize("switches", ["on", "off"])
+def test_claude_code_dials_only_the_gateway_with_its_switches(claude_layer, tmp_path, switches):
+    """On the host, every connection Claude Code makes through a recording proxy (HTTPS_PROXY; the gateway on
+    loopback is NO_PROXY): with the adapter's environment, none; without its traffic switches, a call to
+    api.anthropic.com (which shows the probe sees what the CLI dials)."""
+    import subprocess
+
+    from matchmeter.llm.gateway import Gateway, Upstream
+    from matchmeter.llm.stub_server import StubServer
+    from matchmeter.runner.agents.adapters.claude_code import ClaudeCodeAdapter
+    from matchmeter.runner.agents.adapters.install import ensure_unpacked
+
+    spec = ClaudeCodeAdapter.PROFILE.install
+    claude = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary, claude_layer["root"])
+    proxy = _RecordingProxy()
+    work = tmp_path / "work"
+    work.mkdir()
+    with StubServer(["hello"]) as stub, Gateway(tcp=True) as gateway:
+        session = gateway.open_session("traffic", Upstream(model="stub/scripted", api_base=stub.api_base,
+                                                           use_cache=False))
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": gateway.url,
+               "ANTHROPIC_API_KEY": session.token, "HTTPS_PROXY": proxy.url, "HTTP_PROXY": proxy.url,
+               "NO_PROXY": "127.0.0.1,localhost",
+               **(ClaudeCodeAdapter.ENV if switches == "on" else {"IS_SANDBOX": "1"})}
+        proc = subprocess.run([str(claude), *ClaudeCodeAdapter.PROFILE.flags, "--model", "m", "say hello"], env=env,
+                              cwd=work, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        calls = len(gateway.close_session(session).calls)
+    proxy.server.close()
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert calls == 1
+    if switches == "on":
+        assert proxy.lines == []
+    else:
+        assert "CONNECT api.anthropic.com:443 HTTP/1.1" in proxy.lines

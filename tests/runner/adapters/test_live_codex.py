@@ -9,6 +9,7 @@ session fixture `codex_layer`, so tests/conftest.py puts them on one xdist worke
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -22,18 +23,22 @@ from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.sim import build_plan, sim_api_base
 from matchmeter.llm.stub_server import StubServer
-from matchmeter.runner.agents.adapters import cli_install, codex
+from matchmeter.runner.agents.adapters import codex
 from matchmeter.runner.agents.adapters.install import ensure_unpacked
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.runner.run import configuration_from_flags
-from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
+from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
 from matchmeter.schema import Description, TaskSpec, TokenUsage
-from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
 from tests.helpers.clis import machine_clis_dir
+from tests.helpers.tasks import write_task
+from tests.helpers.warm_cli import run_matchmeter
+from tests.runner.adapters.conftest import layers_on_base
 
-pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
-BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
+pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
+BACKENDS = [pytest.param("docker", marks=pytest.mark.docker), pytest.param("bwrap", marks=[pytest.mark.docker,
+                                                                                          pytest.mark.bwrap])]
 TASKS = ["cleanup-old-tmp", "commit-special-message"]
 HOST_KEY = "sk-live-HOST-KEY-c0dex-5e1f"  # in the host's environment: must reach neither the sandbox nor a file
 
@@ -41,21 +46,10 @@ HOST_KEY = "sk-live-HOST-KEY-c0dex-5e1f"  # in the host's environment: must reac
 @pytest.fixture(scope="session")
 def codex_layer() -> dict[str, Any]:
     """Codex's wheel (pip download) and its layer on the base image, once per machine (~40 s cold)."""
-    root = machine_clis_dir()
-    previous = os.environ.get("MATCHMETER_CLIS_DIR")
-    os.environ["MATCHMETER_CLIS_DIR"] = str(root)
-    client = baseimage.docker_client()
-    try:
-        cli = cli_install(configuration_from_flags("codex", "sim/expert"))
-        assert cli is not None
-        assert (cli.kind, cli.version) == ("pypi-binary", "0.163.0")
-        return {"root": root, "cli": cli, "tag": clilayer.layer_image(client, baseimage.BASE_IMAGE, cli)}
-    finally:
-        client.close()
-        if previous is None:
-            os.environ.pop("MATCHMETER_CLIS_DIR", None)
-        else:
-            os.environ["MATCHMETER_CLIS_DIR"] = previous
+    found = layers_on_base(["codex"], "sim/expert")
+    cli, _tag = found["codex"]
+    assert (cli.kind, cli.version) == ("pypi-binary", "0.163.0")
+    return found
 
 
 @pytest.fixture
@@ -102,6 +96,27 @@ def _sim_cost(tokens: TokenUsage, persona: str) -> float:
         (tokens.input, rate.input), (tokens.cached_input, rate.cached_input),
         (tokens.output, rate.output), (tokens.reasoning, rate.reasoning)))
     return float(amount / 1_000_000)
+
+
+def host_codex(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The wheel's codex binary unpacked in the machine's CLI cache (no layer): what the local backend runs."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(machine_clis_dir()))
+    spec = codex.CodexAdapter.PROFILE.install
+    return str(ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary))
+
+
+def local_trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, model: str, task_dir: Path,
+                key: str) -> tuple[TrialOutcome, int]:
+    """One trial of write_task's copy-file task on the local backend: the host's codex binary (cli_path) through
+    the gateway to the stub playing `script`; (outcome, the stub's HTTP calls)."""
+    task = load_task(task_dir)
+    with StubServer(script) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
+        config = configuration_from_flags("codex", model, options={"cli_path": host_codex(monkeypatch)})
+        outcome = run_trial(TrialRequest(
+            run_id="codex-local", execution_key=key, configuration=config, task=task,
+            description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
+            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+        return outcome, stub.stats.http_calls
 
 
 def _assert_no_secret_stored(logs: Path) -> None:
@@ -157,11 +172,9 @@ def test_codex_with_sim_quitter_scores_zero_as_the_agents_own_failure(layer, tmp
 # ------------------------------------------------------------------ traffic that is not a model call
 
 
-def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
-    """Run the layer's codex binary on the host once (RUST_LOG=debug) against a gateway, with `config` as its
+def _hosts_codex_names(binary: str, config: str, tmp_path: Path) -> set[str]:
+    """Run the wheel's codex binary on the host once (RUST_LOG=debug) against a gateway, with `config` as its
     config.toml; the https hosts its debug log names."""
-    spec = codex.CodexAdapter.PROFILE.install
-    binary = ensure_unpacked(spec.package, spec.version, spec.payload, spec.binary)
     home, work = tmp_path / "home", tmp_path / "work"
     home.mkdir(parents=True)
     work.mkdir()
@@ -170,7 +183,7 @@ def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
         (home / "config.toml").write_text(config.replace("GATEWAY", f"{gateway.url}/v1"))
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home),
                codex.TOKEN_ENV: session.token, "RUST_LOG": "debug"}
-        proc = subprocess.run([str(binary), "exec", "--json", "--skip-git-repo-check",
+        proc = subprocess.run([binary, "exec", "--json", "--skip-git-repo-check",
                                "--dangerously-bypass-approvals-and-sandbox", "--model", "gpt-5", "say done"],
                               cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
         assert stub.stats.authorized_calls == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -180,14 +193,16 @@ def _hosts_codex_names(config: str, tmp_path: Path) -> set[str]:
     return set(re.findall(r"https://([a-z0-9.\-]+)", log))
 
 
-def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path):
+@pytest.mark.docker
+def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path, monkeypatch):
     """With the adapter's config.toml Codex names no host but the gateway (http on loopback); with only the
     provider section, it goes for GitHub and chatgpt.com (analytics at ab.chatgpt.com) at start-up. Fails when
     any of the analytics/plugins/apps switches is dropped."""
-    ours = _hosts_codex_names(codex.config_toml("GATEWAY"), tmp_path / "on")
+    binary = host_codex(monkeypatch)
+    ours = _hosts_codex_names(binary, codex.config_toml("GATEWAY"), tmp_path / "on")
     provider_only = codex.config_toml("GATEWAY")
     provider_only = 'model_provider = "matchmeter"\n\n' + provider_only[provider_only.index("[model_providers"):]
-    bare = _hosts_codex_names(provider_only, tmp_path / "off")
+    bare = _hosts_codex_names(binary, provider_only, tmp_path / "off")
     assert ours == set()
     assert {"github.com", "api.github.com", "ab.chatgpt.com"} <= bare
 
@@ -208,3 +223,118 @@ def test_codex_reaching_for_other_hosts_is_refused_and_the_trial_still_ends(laye
     result = run.outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
     assert run.outcome.trajectory.steps
+
+
+# ------------------------------------------------------------------ Codex's custom tool, scripted
+
+
+PATCH = "*** Begin Patch\n*** Add File: out.txt\n+seed-0\n*** End Patch\n"
+SCRIPT = [{"text": "", "tool_calls": [{"id": "call_p", "type": "function", "function": {
+              "name": "apply_patch", "arguments": json.dumps({"input": PATCH})}}]},
+          {"text": "", "tool_calls": [{"id": "call_c", "type": "function", "function": {
+              "name": "exec_command", "arguments": json.dumps({"cmd": "cat out.txt"})}}]},
+          "out.txt holds the input."]
+
+
+def test_codex_runs_its_freeform_apply_patch_through_the_gateway(tmp_path, monkeypatch):
+    """Model gpt-5.5 makes Codex offer `apply_patch` as a custom (freeform) tool. The scripted upstream calls it
+    (as the function the gateway made of it), Codex applies the patch and sends a custom_tool_call_output, which
+    reaches the upstream as a tool message; then an exec_command. The local backend runs the wheel's binary
+    (cli_path) through the gateway. Fails on the function-only wire: the upstream was offered no apply_patch."""
+    requests: list[dict[str, Any]] = []
+
+    def script(request: dict[str, Any]) -> Any:
+        requests.append(request)
+        return SCRIPT[len(requests) - 1]
+
+    outcome, _calls = local_trial(tmp_path, monkeypatch, script, "openai/gpt-5.5",
+                                  write_task(tmp_path / "tasks", steps=10, agent_s=240), "k-patch")
+    result, trajectory = outcome.result, outcome.trajectory
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
+    assert len(requests) == 3
+    offered = {t["function"]["name"]: t["function"] for t in requests[0]["tools"]}
+    assert offered["apply_patch"]["parameters"]["required"] == ["input"]
+    assert "web_search" not in offered
+    patch_result = requests[1]["messages"][-1]
+    assert (patch_result["role"], patch_result["tool_call_id"]) == ("tool", "call_p")
+    assert "Success. Updated the following files:\nA out.txt" in patch_result["content"]
+    assert requests[1]["messages"][-2]["tool_calls"][0]["function"] == SCRIPT[0]["tool_calls"][0]["function"]
+    assert "seed-0" in requests[2]["messages"][-1]["content"]
+    assert [(s.tool_call or {}).get("name") for s in trajectory.steps] == ["apply_patch", None]
+    assert trajectory.steps[0].tool_call["arguments"]["changes"][0]["kind"] == "add"
+    assert (trajectory.steps[1].command, trajectory.steps[1].output) == ("cat out.txt", "seed-0\n")
+    assert trajectory.final_message == "out.txt holds the input."
+    assert len(trajectory.model_calls) == 3
+
+
+def test_a_gateway_refusal_ends_codex_after_its_bounded_retries_as_budget_exceeded(tmp_path, monkeypatch):
+    """A token budget that one request nearly fills: the gateway answers Codex's second request 402. Codex retries
+    it as often as the adapter's config allows (RETRIES; its own defaults are larger), then ends its turn; the
+    trial is budget_exceeded, not the agent's error, with the first call's tokens metered."""
+    task_dir = write_task(tmp_path / "tasks", steps=10, agent_s=240)
+    toml = task_dir / "task.toml"
+    toml.write_text(toml.read_text().replace("steps = 10", "steps = 10\ntokens = 8000", 1))  # Codex's prompt: ~5k
+    replies = [{"text": "", "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {
+        "name": "exec_command", "arguments": json.dumps({"cmd": cmd})}}]} for i, cmd in enumerate(["ls", "ls data"])]
+    outcome, stub_calls = local_trial(tmp_path, monkeypatch, [*replies, "done"], "openai/stub/scripted", task_dir,
+                                      "k-402")
+    assert stub_calls == 1
+    result = outcome.result
+    assert result.failure_mode == "budget_exceeded"
+    assert "tokens budget exceeded" in (result.error or "")
+    calls = [json.loads(line) for line in (tmp_path / "logs" / "gateway.jsonl").read_text().splitlines()]
+    assert [c["status"] for c in calls] == [200] + [402] * (codex.RETRIES + 1)
+    assert result.tokens.total == sum(c["tokens"]["input"] + c["tokens"]["output"] for c in calls) > 0
+    assert [s.command for s in outcome.trajectory.steps] == ["ls"]
+
+
+def test_an_unreachable_gateway_is_an_infra_error_in_seconds(tmp_path, monkeypatch):
+    """Codex's endpoint refuses connections (a closed port stands in for a dead forwarder). By default Codex
+    waits for it forever ("Reconnecting... waiting for network"), so the trial used to sit until the agent
+    deadline and be scored agent_error ("ended without a single model call"); with `unbounded_connection_retries = false` it gives up after its
+    retries, and a turn that failed to connect before any call reached the gateway is infra_error."""
+    config_toml = codex.config_toml
+    monkeypatch.setattr(codex, "config_toml", lambda api_base: config_toml("http://127.0.0.1:9/v1"))
+    outcome, stub_calls = local_trial(tmp_path, monkeypatch, ["unused"], "openai/stub/scripted",
+                                      write_task(tmp_path / "tasks", steps=10, agent_s=90), "k-dead")
+    assert stub_calls == 0
+    result = outcome.result
+    assert result.failure_mode == "infra_error", result.error
+    assert "codex could not connect to the model gateway (Connection failed" in (result.error or "")
+
+
+def _matchmeter_run(out: Path, agent: str, persona: str, seeds: int) -> dict[tuple[str, int], tuple[dict, dict]]:
+    """`matchmeter run` of both built-in tasks on bwrap: {(task, seed): (result.json, trajectory.json)}."""
+    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", "bwrap", "--seeds",
+                          seeds, *[a for t in TASKS for a in ("--task", t)], "--out", out, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SIMULATED" in proc.stdout
+    runs = {}
+    for execution in (out / "executions").iterdir():
+        result = json.loads((execution / "result.json").read_text())
+        runs[(result["task_id"], result["seed"])] = (result, json.loads((execution / "trajectory.json").read_text()))
+    assert len(runs) == len(TASKS) * seeds
+    return runs
+
+
+@pytest.mark.bwrap
+def test_sim_sloppy_plays_the_same_plan_through_codex_as_through_the_bash_agent(layer, tmp_path):
+    """`matchmeter run --agent codex`, 3 seeds of both tasks: the commands Codex ran are the bash agent's
+    (mistakes, corrections and skips included) and every reward is the same. A reply without a code block is an
+    exec_command call without `cmd`: Codex answers it with its own validation error, which records no step."""
+    codex_runs = _matchmeter_run(tmp_path / "codex", "codex", "sloppy", 3)
+    bash_runs = _matchmeter_run(tmp_path / "bash", "bash", "sloppy", 3)
+    assert sorted(codex_runs) == sorted(bash_runs)
+    rewards, noformats = [], 0
+    for key, (result, trajectory) in codex_runs.items():
+        bash_result, bash_trajectory = bash_runs[key]
+        assert [s["command"] for s in trajectory["steps"]] == [s["command"] for s in bash_trajectory["steps"]], key
+        assert (result["reward"], result["failure_mode"]) == (bash_result["reward"], "none"), key
+        assert result["trust_flags"][TRUST_FLAG] is True
+        rewards.append(result["reward"])
+        plan = build_plan(_builtin(key[0]), key[1], "sloppy", Description.original(_builtin(key[0])).text)
+        assert len(trajectory["model_calls"]) == len(plan), key  # one request per plan item, calls without cmd too
+        noformats += sum(a.kind == "noformat" for a in plan)
+    assert noformats > 0
+    assert 0 < sum(rewards) < len(rewards)  # the sloppy persona both fails and succeeds here
+    _assert_no_secret_stored(tmp_path / "codex")

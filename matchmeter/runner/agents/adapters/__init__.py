@@ -17,11 +17,12 @@ from matchmeter.runner.agents.adapters.install import (
     ensure_wheelhouse,
     venv_dir,
 )
-from matchmeter.runner.agents.adapters.npm import ensure_npm_prefix
+from matchmeter.runner.agents.adapters.npm import ensure_npm_prefix, installed_digest
+from matchmeter.runner.agents.requirements import InstallSpec, requirements_of
 from matchmeter.runner.sandbox import CliInstall
 
 if TYPE_CHECKING:
-    from matchmeter.runner.agents.adapters.base import AdapterProfile, CLIAdapter, InstallSpec
+    from matchmeter.runner.agents.adapters.base import AdapterProfile, CLIAdapter
     from matchmeter.schema import Configuration
 
 # The registry lines live in matchmeter.runner.agents.AGENTS (one place); these are the CLI adapters among them.
@@ -43,29 +44,17 @@ def profiles() -> list[AdapterProfile]:
 
 
 def needs_network(configuration: Configuration) -> bool:
-    """Whether the configuration's agent runs a CLI that calls its model endpoint from inside the sandbox."""
-    cls = adapter_class(configuration.agent.name)
-    return bool(cls is not None and cls.profile().needs_network)
-
-
-# Install kinds matchmeter installs itself into the CLI image layer (runner/sandbox/clilayer.py).
-LAYER_KINDS = ("pypi", "pypi-binary", "npm")
+    """Whether the configuration's agent calls its model from inside the sandbox (its class's requirements,
+    built-in or entry point)."""
+    return requirements_of(configuration).model_in_sandbox
 
 
 def install_spec(configuration: Configuration) -> InstallSpec | None:
-    """The package the configuration's CLI adapter installs into its layer (None: no adapter, cli_path given,
-    or a kind matchmeter does not install)."""
-    cls = adapter_class(configuration.agent.name)
-    if cls is None or configuration.agent.options.get("cli_path"):
+    """The package the configuration's agent class declares for its layer (None: it declares none, or the
+    configuration's cli_path names its own executable)."""
+    if configuration.agent.options.get("cli_path"):
         return None
-    spec = cls.profile().install
-    return spec if spec.kind in LAYER_KINDS else None
-
-
-def pypi_spec(configuration: Configuration) -> InstallSpec | None:
-    """The install spec when it is a PyPI venv (kind pypi), else None."""
-    spec = install_spec(configuration)
-    return spec if spec is not None and spec.kind == "pypi" else None
+    return requirements_of(configuration).install
 
 
 def fetch_install(spec: InstallSpec) -> CliInstall:
@@ -74,12 +63,14 @@ def fetch_install(spec: InstallSpec) -> CliInstall:
     Raises:
         UserError: the registry cannot be reached or has no such package (one line, with how to pre-fetch).
     """
+    digest = ""
     if spec.kind == "npm":
         house = ensure_npm_prefix(spec.package, spec.version, spec.executable)
+        digest = installed_digest(house) or ""
     else:
         house = ensure_wheelhouse(spec.package, spec.version, binary=spec.kind == "pypi-binary")
     return CliInstall(kind=spec.kind, package=spec.package, version=spec.version, executable=spec.executable,
-                      binary=spec.binary, payload=spec.payload, wheelhouse=house)
+                      binary=spec.binary, payload=spec.payload, digest=digest, wheelhouse=house)
 
 
 def preflight_install(configuration: Configuration, builds_images: bool) -> None:
@@ -91,9 +82,9 @@ def preflight_install(configuration: Configuration, builds_images: bool) -> None
             pre-fetch), the kind needs an image layer and the backend builds none, or the profile says the
             CLI cannot run here (AdapterProfile.blocked).
     """
-    cls = adapter_class(configuration.agent.name)
-    if cls is not None and cls.profile().blocked and not configuration.agent.options.get("cli_path"):
-        raise UserError(f"the {cls.profile().name} CLI cannot run here: {cls.profile().blocked}", "--agent",
+    blocked = requirements_of(configuration).blocked
+    if blocked and not configuration.agent.options.get("cli_path"):
+        raise UserError(f"the {configuration.agent.name} CLI cannot run here: {blocked}", "--agent",
                         "pass agent option cli_path to a working install inside the task image")
     spec = install_spec(configuration)
     if spec is None:
@@ -123,8 +114,7 @@ def host_paths(configuration: Configuration) -> list[Path]:
     if spec is not None and spec.kind == "pypi-binary":
         ensure_unpacked(spec.package, spec.version, spec.payload or spec.binary.split("/")[0], spec.binary)
         return [venv_dir(spec.package, spec.version)]
-    spec = pypi_spec(configuration)
-    if spec is None:
+    if spec is None or spec.kind != "pypi":
         return []
     venv = ensure_installed(spec.package, spec.version, spec.executable).parent.parent
     paths = [venv]

@@ -34,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, UserError
 from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_unpacked
+from matchmeter.runner.agents.requirements import LAYER_KINDS, AgentRequirements
+from matchmeter.runner.agents.requirements import InstallSpec as InstallSpec  # re-exported beside the profile
 from matchmeter.schema import ModelCall, Step, TokenUsage
 
 if TYPE_CHECKING:
@@ -42,21 +44,6 @@ if TYPE_CHECKING:
 
 PLACEHOLDER_KEY = "matchmeter-no-key"  # CLIs refuse to start without some key; a local stub ignores it
 MIN_SECRET_LEN = 4  # shorter values would scrub ordinary text
-
-
-class InstallSpec(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    kind: Literal["pypi", "pypi-binary", "npm", "binary"] = Field(
-        description="Where the CLI comes from: pypi (a venv), pypi-binary (a wheel's native executable), npm "
-        "(on Node from PyPI), binary (already in the task image; nothing installed).")
-    package: str = Field(description="PyPI/npm package name (or the binary's name).")
-    version: str = Field("", description="Pinned version of the package.")
-    executable: str = Field(description="Executable the package installs.")
-    binary: str = Field("", description="pypi-binary: the executable's path inside the wheel.")
-    payload: str = Field("", description="pypi-binary: the wheel directory the layer gets (default: the "
-                         "executable's top-level directory).")
-    cli_version: str = Field("", description="The CLI's own version when the package's differs (a wheel "
-                             "that bundles the CLI); else the package's.")
 
 
 def npm_unchecked(version: str, parser_version: str) -> str:
@@ -182,6 +169,13 @@ class CLIAdapter:
         return cls.PROFILE
 
     @classmethod
+    def requirements(cls) -> AgentRequirements:
+        """What the runner reads from this class (agents/requirements.py), from its profile."""
+        profile = cls.profile()
+        return AgentRequirements(model_in_sandbox=profile.needs_network, blocked=profile.blocked,
+                                 install=profile.install if profile.install.kind in LAYER_KINDS else None)
+
+    @classmethod
     def parse_log(cls, text: str) -> ParsedLog:
         """The CLI's log text → steps, model calls (tokens by class, reported model), reported models."""
         raise NotImplementedError
@@ -209,7 +203,7 @@ class CLIAdapter:
         spec = self.PROFILE.install
         if not self.executable:
             in_image = getattr(session.sandbox, "cli_executable", None)  # the sandbox runs the CLI's image layer
-            if in_image and spec.kind in ("pypi", "pypi-binary", "npm"):
+            if in_image and spec.kind in LAYER_KINDS:
                 self.executable = in_image
             elif spec.kind == "pypi":
                 # The fallback where no layer could be built: a host venv, which bwrap (read-only) and local see.

@@ -7,8 +7,8 @@ Log (stdout, one JSON object a line; read as Claude Code 2.1.327 writes it): `{"
 message may arrive as several events sharing `message.id`, so calls are counted once per id;
 `{"type":"user","message":{"content":[tool_result{tool_use_id,content,is_error}]}}` closes a step;
 `{"type":"result","result":…}` carries the final text. An assistant event is written when its content
-block ends, before the API's message_delta, so its usage is only message_start's (0 output tokens, and 0
-input through the gateway, which knows the usage only at the end). With --include-partial-messages the
+block ends, before the API's message_delta, so its usage is only message_start's (no output tokens; the
+input is the gateway's own count of the prompt, the upstream's usage arriving only at the end). With --include-partial-messages the
 raw API events come too (`{"type":"stream_event","event":{message_start | message_delta | …}}`): a call's
 usage is then message_start's updated by message_delta's, as the Anthropic SDK merges them. Anthropic's
 `input_tokens` excludes cache reads (our cached_input) and cache writes (counted as input: the price

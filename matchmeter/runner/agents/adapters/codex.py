@@ -5,12 +5,14 @@ Run: `CODEX_HOME=$STATE codex exec --json --skip-git-repo-check --dangerously-by
 waits on a stdin it was not given). Codex ignores OPENAI_BASE_URL (it dials wss://api.openai.com and
 retries forever), so the endpoint is a model provider in `$CODEX_HOME/config.toml`: `base_url` the
 gateway's `/v1`, `env_key` the variable holding the execution's token, `wire_api = "responses"`,
-`supports_websockets = false`, a bounded number of retries. The same file switches off what Codex does
-besides calling its model, each with its documented setting: the update check
-(`check_for_update_on_startup`), usage metrics (`[analytics]`), feedback upload (`[feedback]`), OTel
-export (`[otel]`), the hosted web search tool (`web_search`), the history file (`[history]`), and the
-plugin, remote-plugin and apps features (start-up calls to GitHub and chatgpt.com). Whatever else it
-tries to reach, the sandbox refuses: the gateway's forwarder is the only way out.
+`supports_websockets = false`, a bounded number of retries (and `unbounded_connection_retries` off: by
+default Codex waits for an unreachable endpoint forever, "Reconnecting... waiting for network"); a turn
+that ends on "Connection failed" before any call reached the gateway is an InfraError, not the agent's.
+The same file switches off what Codex does besides calling its model, each with its documented setting:
+the update check (`check_for_update_on_startup`), usage metrics (`[analytics]`), feedback upload
+(`[feedback]`), OTel export (`[otel]`), the hosted web search tool (`web_search`), the history file
+(`[history]`), and the plugin, remote-plugin and apps features (start-up calls to GitHub and chatgpt.com).
+Whatever else it tries to reach, the sandbox refuses: the gateway's forwarder is the only way out.
 
 Log (stdout, JSONL): `thread.started`, `turn.started`, `item.started|completed` with `item` of type
 `command_execution` (`command` as Codex ran it, `/bin/bash -lc '<cmd>'`; `aggregated_output`, `exit_code`),
@@ -30,6 +32,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from matchmeter.errors import InfraError
 from matchmeter.runner.agents.adapters.base import (
     AdapterProfile,
     CLIAdapter,
@@ -64,12 +67,21 @@ def config_toml(api_base: str | None) -> str:
     lines += ["", "[analytics]", "enabled = false", "", "[feedback]", "enabled = false", "",
               "[history]", 'persistence = "none"', "", "[otel]", 'exporter = "none"', 'trace_exporter = "none"',
               'metrics_exporter = "none"', "", "[features]", "plugins = false", "remote_plugin = false",
-              "apps = false"]
+              "apps = false", "unbounded_connection_retries = false"]
     if api_base:
         lines += ["", "[model_providers.matchmeter]", 'name = "matchmeter gateway"', f"base_url = {_toml(api_base)}",
                   f"env_key = {_toml(TOKEN_ENV)}", 'wire_api = "responses"', "supports_websockets = false",
                   f"request_max_retries = {RETRIES}", f"stream_max_retries = {RETRIES}"]
     return "\n".join(lines) + "\n"
+
+
+def connection_failure(output: str) -> str:
+    """The message of a turn Codex ended because it could not connect to its endpoint ('' when none)."""
+    for event in json_lines(output):
+        message = str((event.get("error") or {}).get("message") or "") if event.get("type") == "turn.failed" else ""
+        if message.startswith("Connection failed"):
+            return message
+    return ""
 
 
 def unwrap_shell(command: str) -> str:
@@ -116,6 +128,11 @@ class CodexAdapter(CLIAdapter):
         return {"CODEX_HOME": ctx.state_dir}
 
     def _report_gateway(self, parsed: ParsedLog, session: AgentSession) -> None:
+        assert session.gateway is not None
+        failed = connection_failure(session.agent_output)
+        if failed and not session.gateway.session.meter.calls:
+            raise InfraError(f"codex could not connect to the model gateway ({failed}): the gateway or the "
+                             "sandbox's forwarder to it is down; the agent never got a model call")
         try:
             super()._report_gateway(parsed, session)
         finally:  # per-turn usage against per-request metering: only the token totals can be compared

@@ -33,6 +33,10 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from matchmeter.errors import UserError
@@ -65,24 +69,38 @@ def installed_executable(package: str, version: str, executable: str, root: Path
     return exe if (venv / MARKER).exists() and exe.exists() else None
 
 
+def _once(target: Path, marker: str, done: Callable[[], bool], fill: Callable[[], None], package: str,
+          version: str, timing: str) -> None:
+    """Make `target` with fill() unless done(), once across concurrent trials (a file lock beside it); a
+    directory left without its marker is half-made and is removed first (and again when fill fails). The
+    marker records how long fill took."""
+    if done():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another trial may be making the same one
+        if done():
+            return
+        shutil.rmtree(target, ignore_errors=True)
+        started = time.monotonic()
+        try:
+            fill()
+        except BaseException:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
+        seconds = round(time.monotonic() - started, 1)
+        (target / marker).write_text(json.dumps({"package": package, "version": version, timing: seconds}))
+
+
 def ensure_installed(package: str, version: str, executable: str, root: Path | None = None) -> Path:
     """Install `package==version` into its venv if missing; return the executable's host path.
 
     Raises:
         UserError: pip failed (fetch_refusal: the package, the index, pip's reason, how to pre-fetch).
     """
-    found = installed_executable(package, version, executable, root)
-    if found:
-        return found
     venv = venv_dir(package, version, root)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f".{venv.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another trial may be installing the same CLI
-        found = installed_executable(package, version, executable, root)
-        if found:
-            return found
-        shutil.rmtree(venv, ignore_errors=True)
-        started = time.monotonic()
+
+    def fill() -> None:
         base_python = getattr(sys, "_base_executable", sys.executable)
         for argv in ([base_python, "-m", "venv", str(venv)],
                      [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
@@ -90,13 +108,13 @@ def ensure_installed(package: str, version: str, executable: str, root: Path | N
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
             if proc.returncode != 0:
                 raise fetch_refusal(package, version, proc.stdout + proc.stderr, binary=False)
-        exe = venv / "bin" / executable
-        if not exe.exists():
+        if not (venv / "bin" / executable).exists():
             raise UserError(f"{package}=={version} installed no executable {executable!r}", "the adapter's profile",
                             "fix the profile's install.executable")
-        seconds = round(time.monotonic() - started, 1)
-        (venv / MARKER).write_text(json.dumps({"package": package, "version": version, "install_s": seconds}))
-    return exe
+
+    _once(venv, MARKER, lambda: installed_executable(package, version, executable, root) is not None, fill,
+          package, version, "install_s")
+    return venv / "bin" / executable
 
 
 def install_seconds(package: str, version: str, root: Path | None = None) -> float | None:
@@ -112,9 +130,25 @@ def wheelhouse_dir(package: str, version: str, root: Path | None = None) -> Path
     return (root or clis_dir()) / "wheelhouse" / f"{package}-{version}"
 
 
+DEFAULT_INDEX = "https://pypi.org/simple"
+PROBE_TIMEOUT_S = 5.0
+
+
 def pip_index() -> str:
     """The index pip fetches from, as the refusal names it."""
-    return os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple (pip's default index)"
+    return os.environ.get("PIP_INDEX_URL") or f"{DEFAULT_INDEX} (pip's default index)"
+
+
+@cache
+def answers(url: str) -> str:
+    """'' when `url` answers an HTTP request (any status), else why not (one short request, remembered)."""
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S).close()
+    except urllib.error.HTTPError:
+        return ""  # it answered
+    except (urllib.error.URLError, OSError) as exc:
+        return str(getattr(exc, "reason", exc))
+    return ""
 
 
 def fetch_refusal(package: str, version: str, output: str, binary: bool) -> UserError:
@@ -122,7 +156,10 @@ def fetch_refusal(package: str, version: str, output: str, binary: bool) -> User
     unreachable = re.search(r"(Failed to establish a new connection: [^\"')]*|Name or service not known|"
                             r"Temporary failure in name resolution|ProxyError[^\"')]*|Read timed out)", output)
     last = next((line.strip() for line in reversed(output.strip().splitlines()) if line.strip()), "pip failed")
-    reason = f"the index cannot be reached ({unreachable.group(1).strip()})" if unreachable else last
+    why = unreachable.group(1).strip() if unreachable else ""
+    if not why and not os.environ.get("PIP_NO_INDEX"):  # pip -q with no retries left says only "no matching"
+        why = answers((os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX).rstrip("/") + "/")
+    reason = f"the index cannot be reached ({why})" if why else last
     flags = "--no-deps --only-binary=:all: " if binary else ""
     return UserError(f"cannot fetch the CLI {package}=={version} from PyPI ({pip_index()}): {reason[-200:]}",
                      "the agent's install",
@@ -145,28 +182,20 @@ def ensure_wheelhouse(package: str, version: str, root: Path | None = None, bina
         UserError: pip could not fetch it (no index, no such version): see fetch_refusal.
     """
     house = wheelhouse_dir(package, version, root)
-    if (house / WHEELS_MARKER).exists():
-        return house
-    house.parent.mkdir(parents=True, exist_ok=True)
-    with open(house.parent / f".{house.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (house / WHEELS_MARKER).exists():
-            return house
-        shutil.rmtree(house, ignore_errors=True)
-        started = time.monotonic()
-        quiet = [sys.executable, "-m", "pip"]
+
+    def fill() -> None:
+        pip = [sys.executable, "-m", "pip"]
         if binary:
-            argv = [*quiet, "download", "-q", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+            argv = [*pip, "download", "-q", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
                     *_image_platforms(), "--dest", str(house), f"{package}=={version}"]
         else:
-            argv = [*quiet, "wheel", "-q", "--disable-pip-version-check", "--wheel-dir", str(house),
+            argv = [*pip, "wheel", "-q", "--disable-pip-version-check", "--wheel-dir", str(house),
                     f"{package}=={version}", "pip"]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
         if proc.returncode != 0:
-            shutil.rmtree(house, ignore_errors=True)
             raise fetch_refusal(package, version, proc.stdout + proc.stderr, binary)
-        seconds = round(time.monotonic() - started, 1)
-        (house / WHEELS_MARKER).write_text(json.dumps({"package": package, "version": version, "wheel_s": seconds}))
+
+    _once(house, WHEELS_MARKER, (house / WHEELS_MARKER).exists, fill, package, version, "wheel_s")
     return house
 
 
@@ -179,19 +208,13 @@ def ensure_unpacked(package: str, version: str, payload: str, binary: str, root:
     """
     target = venv_dir(package, version, root)
     exe = target / binary
-    if (target / MARKER).exists() and exe.exists():
-        return exe
-    house = ensure_wheelhouse(package, version, root, binary=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if (target / MARKER).exists() and exe.exists():
-            return exe
-        shutil.rmtree(target, ignore_errors=True)
-        started = time.monotonic()
+
+    def fill() -> None:
+        house = ensure_wheelhouse(package, version, root, binary=True)
         clilayer.unpack_payload(clilayer.the_wheel(house, package), payload, target)
         if not exe.exists():
             raise UserError(f"{package}=={version}'s wheel carries no {binary!r}", "the adapter's profile",
                             "fix the profile's install.binary")
-        seconds = round(time.monotonic() - started, 1)
-        (target / MARKER).write_text(json.dumps({"package": package, "version": version, "install_s": seconds}))
+
+    _once(target, MARKER, lambda: (target / MARKER).exists() and exe.exists(), fill, package, version, "install_s")
     return exe

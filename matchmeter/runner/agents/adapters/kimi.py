@@ -55,7 +55,10 @@ class KimiAdapter(CLIAdapter):
         log_format="kimi --print stream-json JSONL (assistant/tool messages; no usage)",
         install=InstallSpec(kind="pypi", package="kimi-cli", version="1.51.0", executable="kimi"),
         blocked="kimi-cli needs Python >= 3.12 (Requires-Python of every version since 0.69) and the task image's "
-                "Python is Debian bookworm's 3.11; no Python >= 3.12 comes from PyPI or bookworm's packages",
+                "Python is Debian bookworm's 3.11; matchmeter has no install kind that brings a newer one into the "
+                "layer (bookworm packages none, PyPI ships no CPython, python-build-standalone and uv's Pythons "
+                "come from GitHub). Tried by hand here: a PyInstaller bundle of kimi-cli 1.51.0 made with the "
+                "host's Python 3.12 (174 MB, no Python in the image) runs `kimi --version` on docker and bwrap",
         notes="Pinned 1.51.0, the last working kimi-cli: 1.52.0, the newest on PyPI, is the archived package's "
               "deprecation stub (prints 'no longer maintained', points at Kimi Code CLI, exits 0), and Kimi Code CLI "
               "is not published on PyPI. Token usage is not on stdout: model calls carry a null cost with a reason.",

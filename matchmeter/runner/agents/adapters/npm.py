@@ -11,7 +11,8 @@ Containers reach no registry, so npm runs here, on the host, with Node from its 
 is needed), and the layer copies the result; the image gets Node's one binary, not npm. The package comes
 from the npm registry (npm's own `registry` setting; the user's machine has it), or, offline, from a
 directory of `npm pack` tarballs named by MATCHMETER_NPM_TARBALLS (`<name>-<version>.tgz`, a scoped
-`@scope/name` packed as `scope-name-<version>.tgz`). Install scripts are not run (`--ignore-scripts`): the
+`@scope/name` packed as `scope-name-<version>.tgz`; its digest is part of the install and the layer's
+identity, so a re-packed tarball of the same version is installed anew). Install scripts are not run (`--ignore-scripts`): the
 package is code under test and runs only inside the sandbox. A registry that cannot be reached, or a
 package it lacks, is a UserError naming the package, the registry and how to pre-fetch.
 """
@@ -19,6 +20,7 @@ package it lacks, is a UserError naming the package, the registry and how to pre
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -62,6 +64,20 @@ def local_tarball(package: str, version: str) -> Path | None:
     return found if found.is_file() else None
 
 
+def tarball_digest(tarball: Path | None) -> str:
+    """A local tarball's content digest ('' for the registry's, whose published versions never change): a
+    re-packed tarball of the same version is installed again and gets a layer of its own."""
+    return "" if tarball is None else hashlib.sha256(tarball.read_bytes()).hexdigest()[:12]
+
+
+def installed_digest(target: Path) -> str | None:
+    """The digest the prefix was installed from (None: not installed, or half-installed)."""
+    try:
+        return str(json.loads((target / MARKER).read_text()).get("digest", ""))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def prefix_dir(package: str, version: str, root: Path | None = None) -> Path:
     return (root or clis_dir()) / "npm" / f"{package.lstrip('@').replace('/', '-')}-{version}"
 
@@ -89,18 +105,19 @@ def ensure_npm_prefix(package: str, version: str, executable: str, root: Path | 
             installs no `executable`.
     """
     target = prefix_dir(package, version, root)
-    if (target / MARKER).exists():
+    tarball = local_tarball(package, version)
+    digest = tarball_digest(tarball)
+    if installed_digest(target) == digest:
         return target
     node = host_node(root)
     npm_cli = node.parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.parent / f".{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent trials install it once
-        if (target / MARKER).exists():
+        if installed_digest(target) == digest:
             return target
         shutil.rmtree(target, ignore_errors=True)
         started = time.monotonic()
-        tarball = local_tarball(package, version)
         source = str(tarball) if tarball is not None else f"{package}@{version}"
         argv = [str(node), str(npm_cli), "install", "--prefix", str(target), "--no-audit", "--no-fund",
                 "--ignore-scripts", "--omit=dev", "--no-package-lock", "--fetch-retries=1", "--fetch-timeout=30000",
@@ -128,5 +145,6 @@ def ensure_npm_prefix(package: str, version: str, executable: str, root: Path | 
                 path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
         seconds = round(time.monotonic() - started, 1)
         (target / MARKER).write_text(json.dumps({"package": package, "version": version, "source": source,
+                                                 "digest": digest,
                                                  "node": NODE_VERSION, "install_s": seconds}))
     return target

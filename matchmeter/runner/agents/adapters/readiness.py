@@ -10,36 +10,25 @@ The checks are one short HTTP request per registry, never an install.
 from __future__ import annotations
 
 import os
-import urllib.error
-import urllib.request
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from matchmeter.runner.agents.adapters import npm
-from matchmeter.runner.agents.adapters.install import MARKER, WHEELS_MARKER, venv_dir, wheelhouse_dir
+from matchmeter.runner.agents.adapters.install import (
+    DEFAULT_INDEX,
+    MARKER,
+    WHEELS_MARKER,
+    answers,
+    venv_dir,
+    wheelhouse_dir,
+)
 
 if TYPE_CHECKING:
     from matchmeter.runner.agents.adapters.base import AdapterProfile
 
-PROBE_TIMEOUT_S = 5.0
-
-
 class Readiness(NamedTuple):
     ready: bool
     reason: str
-
-
-@cache
-def answers(url: str) -> str:
-    """'' when `url` answers an HTTP request (any status), else why not."""
-    try:
-        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S).close()
-    except urllib.error.HTTPError:
-        return ""  # it answered
-    except (urllib.error.URLError, OSError) as exc:
-        return str(getattr(exc, "reason", exc))
-    return ""
 
 
 def _pypi(package: str, version: str) -> Readiness:
@@ -51,7 +40,7 @@ def _pypi(package: str, version: str) -> Readiness:
         return Readiness(True, f"pre-fetched in PIP_FIND_LINKS={links}")
     if os.environ.get("PIP_NO_INDEX"):
         return Readiness(False, "PIP_NO_INDEX is set and PIP_FIND_LINKS holds no wheel of it")
-    index = (os.environ.get("PIP_INDEX_URL") or "https://pypi.org/simple").rstrip("/")
+    index = (os.environ.get("PIP_INDEX_URL") or DEFAULT_INDEX).rstrip("/")
     why = answers(f"{index}/{package}/")
     return Readiness(not why, f"PyPI answers ({index})" if not why else f"PyPI unreachable ({index}: {why})")
 
