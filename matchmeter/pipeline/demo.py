@@ -1,10 +1,12 @@
 """`matchmeter demo`: the whole pipeline offline, on the embedded defaults. Everything it shows is SIMULATED.
 
 Original runs → calibrate → optimize → evaluate → report, on a 12-task slice of the Core subset,
-with the four `sim/` personas driven by the built-in bash agent, plus one real CLI adapter
-(mini-swe-agent driving `sim/expert`, a target but not a source), through the loopback stub server (real
-HTTP through litellm, real sandboxes). The CLI is installed from PyPI into the CLI cache on first use. Every step is resumable: running the demo again reuses what a
-previous (possibly interrupted) demo stored under the same output directory.
+with the four `sim/` personas driven by the built-in bash agent, plus two real agent CLIs driving
+`sim/expert` (targets, not sources): mini-swe-agent, and Claude Code — the seed CLI, its real binary speaking
+Anthropic Messages with tool calls through the model gateway — all through the loopback stub server (real
+HTTP, real sandboxes). The CLIs are fetched from PyPI into the CLI cache on first use (Claude Code's wheel
+is about 165 MB). Every step is resumable: running the demo again reuses what a previous (possibly
+interrupted) demo stored under the same output directory.
 
     demo-out/
       runs/original-<persona>[-<cli>]/   Original runs, one per configuration (the calibration reference)
@@ -30,7 +32,7 @@ from matchmeter.pipeline.evaluate import EvaluateRequest, evaluate, render_evalu
 from matchmeter.report.html import summary_line, write_report
 from matchmeter.report.render import render_tables
 from matchmeter.runner.agents.adapters import adapter_class
-from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable
+from matchmeter.runner.agents.adapters.install import ensure_installed, installed_executable, wheelhouse_dir
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
 
 if TYPE_CHECKING:
@@ -49,7 +51,9 @@ DEMO_TASKS = (
     "iqr-clean-mean", "latency-percentile", "signup-duplicates",
     "profile-literal-line", "q-env-line-h1",
 )
-CLI_TARGET = ("mini-swe-agent", "expert")  # (agent, persona): the real CLI adapter among the targets
+# (agent, persona): the real CLIs among the targets; Claude Code is the seed CLI (about 4 s a trial on bwrap,
+# against Codex CLI's 13 s: benchmarks/live_clis.py).
+CLI_TARGETS = (("mini-swe-agent", "expert"), ("claude-code", "expert"))
 
 
 class DemoRequest(BaseModel):
@@ -92,11 +96,15 @@ def _run_name(config: Configuration) -> str:
 
 
 def ensure_cli(agent: str, console: Console) -> None:
-    """Install the CLI into the cache venv before any trial needs it, saying so (about a minute, once)."""
+    """Install the CLI into the cache venv before any trial needs it, saying so (about a minute, once); a
+    CLI shipped as a binary wheel is fetched by the run's preflight, announced here the first time."""
     cls = adapter_class(agent)
     if cls is None:  # not a CLI adapter: nothing to install
         return
     spec = cls.profile().install
+    if spec.kind == "pypi-binary" and not wheelhouse_dir(spec.package, spec.version).is_dir():
+        console.print(f"fetching {spec.package}=={spec.version} (the {spec.executable} binary) from PyPI into the "
+                      "CLI cache (once)…")
     if spec.kind != "pypi" or installed_executable(spec.package, spec.version, spec.executable):
         return
     console.print(f"installing {spec.package}=={spec.version} from PyPI into the CLI cache (about a minute, once)…")
@@ -112,9 +120,10 @@ def run_demo(request: DemoRequest, console: Console) -> Path:
     console.print("[bold yellow]SIMULATED[/]: every model here is a sim/ persona served by the loopback stub; "
                   "no real model is called and no number below describes a real model.")
     configs = [configuration_from_flags("bash", f"sim/{p}") for p in PERSONAS]
-    configs.append(configuration_from_flags(CLI_TARGET[0], f"sim/{CLI_TARGET[1]}"))
+    configs += [configuration_from_flags(agent, f"sim/{persona}") for agent, persona in CLI_TARGETS]
     started = _step(console, 1, f"Original runs: {len(configs)} configurations on {backend}")
-    ensure_cli(CLI_TARGET[0], console)
+    for agent, _ in CLI_TARGETS:
+        ensure_cli(agent, console)
     runs = []
     for config in configs:
         run_dir = out / "runs" / _run_name(config)

@@ -36,12 +36,17 @@ def test_demo_runs_every_stage_on_three_tasks(tmp_path, monkeypatch):
     html = report.read_text()
     assert "SIMULATED" in html
     assert "sim/expert+mini-swe-agent" in html
+    assert "sim/expert+claude-code" in html
     frozen = load_frozen(out / "descset")
     assert sorted(frozen.tasks) == sorted(TASKS)
     assert frozen.sources == ["sim/sloppy+bash", "sim/explorer+bash"]
     conditions = pd.read_parquet(out / "eval" / "conditions.parquet")
     assert set(conditions["condition"]) == {"original", "pooled", "generic"}
-    # 5 targets × 3 tasks × (Original + 2 sources + Generic) condition units
-    assert len(conditions) == 5 * 3 * 4
+    # 6 targets × 3 tasks × (Original + 2 sources + Generic) condition units
+    assert len(conditions) == 6 * 3 * 4
+    # The seed CLI solves what sim/expert solves through the bash agent: its Original runs score alike.
+    original = conditions[conditions["condition"] == "original"].set_index(["configuration_id", "task_id"])["reward"]
+    for task in TASKS:
+        assert original[("sim/expert+claude-code", task)] == original[("sim/expert+bash", task)]
     assert conditions["simulated"].all()
     assert (out / "calibration.json").is_file()
