@@ -280,8 +280,9 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     after = sandbox.snapshot(live.protected) if live.protected else {}
     # with the suite's one verifylib and the setup script beside the task's own tests
     sandbox.upload(Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
+    # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
     verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
-                          VERIFIER_ENV)
+                          VERIFIER_ENV, as_verifier=True)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
     check_finished(verify, task.timeouts.verify_s)  # a verifier that timed out or was killed has no verdict

@@ -16,6 +16,7 @@ from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm
 from tests.helpers.attack_tasks import (
     KILL_VERIFIER,
     PLANT_EVERYWHERE,
+    READONLY_VERDICT,
     REWARD_DIR_SWAP,
     git_commondir_filter,
     leftover_task,
@@ -132,3 +133,29 @@ def test_nothing_the_agent_writes_outside_the_workspace_survives_into_the_verifi
     planted = outcome.outputs()
     assert "planted in /dev/shm" in planted, planted  # the plant ran; every such dir must come back fresh
     assert outcome.result["reward"] == 0.0, (outcome.result, planted)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_code_the_verifier_runs_cannot_write_the_verdict(scratch, backend):
+    """The agent's start.sh, run by the verifier (verifylib.start_service, as the suite's service tasks do), writes
+    a perfect reward.txt and makes /logs read-only, so the verifier's own write fails and it exits 1. On main (and
+    with only the finished-verifier rule) it ran as the verifier's identity: 1.0. Now it runs as the agent's uid,
+    which cannot write /logs."""
+    task = _task(scratch, "service", service_task)
+    result = _one(scratch, "verdict-from-start-sh", backend, task, start_sh(READONLY_VERDICT + "id -u > /app/ran-as\n"))
+    assert (result["reward"], result["failure_mode"]) == (0.0, "none"), result["error"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_code_cannot_read_the_tests_or_signal_the_verifier(scratch, backend):
+    """start.sh tries to read the uploaded tests, to kill every process it can see and to write /logs; the verifier
+    finishes and its own verdict (0: no out.txt) stands."""
+    task = _task(scratch, "service", service_task)
+    probe = ("cat /tests/verify.py > /app/stolen 2>&1; ls /tests >> /app/stolen 2>&1; kill -KILL -1; "
+             "echo 1.0 > /logs/reward.txt; true\n")
+    outcome = mm_run(scratch, scratch.name(f"probe-identity-{backend}"), backend, task, start_sh(probe))
+    assert (outcome.result["reward"], outcome.result["failure_mode"]) == (0.0, "none"), outcome.result
+    log = next(outcome.out.glob("executions/*/logs/verifier.log")).read_text()
+    assert "stolen:" in log, log[-500:]  # start.sh ran
+    assert "verifylib" not in log.partition("stolen:")[2], log[-800:]  # neither the tests' text nor their names
+

@@ -15,8 +15,11 @@ the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those na
 `nsenter` and runs as an unprivileged uid with no capabilities and no_new_privs:
 
 - harness running as root: bwrap runs privileged (no user namespace) and each exec switches to a
-  per-sandbox host uid (AGENT_UID_BASE + random) that owns nothing on the host but the workspace;
-- harness running as a normal user: bwrap makes a user namespace for that uid, and execs join it.
+  per-sandbox host uid (AGENT_UID_BASE + random) that owns nothing on the host but the workspace; a
+  verifier exec (`as_verifier`) switches to a second per-sandbox uid (VERIFIER_UID_BASE + random) with only
+  policy.VERIFIER_CAPS, which after restart() alone owns /tests and /logs (0700);
+- harness running as a normal user: bwrap makes a user namespace for that uid, and execs join it; an
+  unprivileged user namespace maps one id, so the verifier runs as that same uid (no second identity).
 
 restart()/halt()/destroy() kill the bwrap process: pid 1 of the namespace dies and the kernel kills
 every process in it; the runner then waits until no process of that pid namespace is left. The
@@ -53,6 +56,7 @@ from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
 START_TIMEOUT_S = 10.0
 AGENT_UID_BASE = 200_000  # root mode: sandbox uids come from [BASE, BASE + 100000), owning nothing on the host
+VERIFIER_UID_BASE = 300_000  # root mode: the verifier's uid, from [BASE, BASE + 100000): never an agent's
 NPROC_LIMIT = 512  # per sandbox uid (root mode); a fork bomb stops there instead of taking the host
 FSIZE_LIMIT = 2 * 1024**3  # no single file over 2 GiB: `truncate -s 4T` fails with EFBIG
 TMPFS_BYTES = 1024**3
@@ -169,6 +173,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.base_env = baseimage.sandbox_base_env(rootfs.rootfs_env(root))
         self.dirs = policy.make_host_dirs(request.label or request.task_id)
         self.uid = AGENT_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
+        self.verifier_uid = VERIFIER_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
         self.upload_owner = self.uid if _privileged() else None
         self.mounts = {policy.APP_DIR: self.dirs.app, policy.TESTS_DIR: self.dirs.tests, policy.LOGS_DIR: self.dirs.logs}
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
@@ -191,8 +196,11 @@ class BwrapSandbox(policy.HostMountedFiles):
         """/etc/passwd and /etc/group of the rootfs plus an `agent` entry for the sandbox uid (git, ssh and
         python's getpass want a name for the uid they run as)."""
         files = {}
-        for name, line in (("passwd", f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n"),
-                           ("group", f"agent:x:{self.uid}:\n")):
+        v = self.verifier_uid
+        users = f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n" + (
+            f"verifier:x:{v}:{v}:matchmeter verifier:/tmp:/bin/bash\n" if v != self.uid else "")
+        groups = f"agent:x:{self.uid}:\n" + (f"verifier:x:{v}:\n" if v != self.uid else "")
+        for name, line in (("passwd", users), ("group", groups)):
             base = (self.root / "etc" / name).read_text()
             files[f"/etc/{name}"] = (base if base.endswith("\n") else base + "\n").encode() + line.encode()
         return files
@@ -267,7 +275,7 @@ class BwrapSandbox(policy.HostMountedFiles):
             time.sleep(0.005)
         raise SandboxError("bwrap started but its init process never appeared")
 
-    def _exec_prefix(self) -> list[str]:
+    def _exec_prefix(self, as_verifier: bool = False) -> list[str]:
         # Host-side prlimit: the limits are inherited through nsenter and setpriv by everything the exec starts.
         # Host tools by absolute path: the exec's PATH is the image's, which names in-sandbox dirs.
         prefix = [_host_tool("prlimit"), f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
@@ -276,20 +284,29 @@ class BwrapSandbox(policy.HostMountedFiles):
             # The user namespace is ours: joining it first grants the rest, as our own uid.
             return [*prefix, "--user", "--preserve-credentials", "--",
                     "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+        if as_verifier:  # its own uid, with only the capabilities policy.VERIFIER_CAPS gives it
+            caps = "-all," + ",".join(f"+{c}" for c in policy.VERIFIER_CAPS)
+            return [*prefix, "--", "setpriv", f"--reuid={self.verifier_uid}", f"--regid={self.verifier_uid}",
+                    "--clear-groups", f"--bounding-set={caps}", f"--inh-caps={caps}", f"--ambient-caps={caps}",
+                    "--no-new-privs"]
         return [*prefix, "--", "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                 "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
 
     def alive(self) -> bool:
         return not self._destroyed and self._init is not None and self._init.poll() is None
 
-    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
+             as_verifier: bool = False) -> ExecResult:
         if not self.alive():
             if not self._destroyed and self._init is not None:
                 self.lost = True
             raise SandboxError("bwrap sandbox is not running")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
+        if as_verifier:
+            full_env.update(policy.verifier_env(self.uid, self.verifier_uid))
         with policy.destroyed_on_interrupt(self):
-            return policy.run_with_deadline([*self._exec_prefix(), "bash", "-c", command], timeout_s, full_env, None)
+            return policy.run_with_deadline([*self._exec_prefix(as_verifier), "bash", "-c", command], timeout_s,
+                                            full_env, None)
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
@@ -321,12 +338,17 @@ class BwrapSandbox(policy.HostMountedFiles):
             self._restart()
 
     def _restart(self) -> None:
+        """The agent phase is over: fresh tests and logs dirs that belong to the verifier's uid alone (0700), and
+        uploads (the tests) from now on too."""
         self.halt()
         for name in ("tests", "logs"):
             path = getattr(self.dirs, name)
             shutil.rmtree(path, ignore_errors=True)  # symlink-safe: never follows a planted link
-            path.mkdir()
-            self._own(path)
+            path.mkdir(mode=0o700)
+            if _privileged():
+                os.chown(path, self.verifier_uid, self.verifier_uid)
+        if _privileged():
+            self.upload_owner = self.verifier_uid
         self.start()
 
     def destroy(self) -> None:
