@@ -48,6 +48,7 @@ from matchmeter.runner.sandbox import (
     SandboxRequest,
     baseimage,
     clilayer,
+    netns,
     policy,
     rootfs,
 )
@@ -184,6 +185,8 @@ class BwrapSandbox(policy.HostMountedFiles):
         self._destroyed = False
         self._lifecycle = threading.Lock()  # Ctrl-C's destroy() (main thread) vs the trial's restart()
         self.lost = False  # the namespace died while no one asked (the agent killed it)
+        self._network = request.network or request.environment.network
+        self._slirp: netns.Slirp | None = None
         for d in self.dirs[1:]:
             self._own(d)
         _seed_workspace(root / policy.APP_DIR.lstrip("/"), self.dirs.app, self.uid if _privileged() else None)
@@ -203,13 +206,14 @@ class BwrapSandbox(policy.HostMountedFiles):
         for name, line in (("passwd", users), ("group", groups)):
             base = (self.root / "etc" / name).read_text()
             files[f"/etc/{name}"] = (base if base.endswith("\n") else base + "\n").encode() + line.encode()
+        if self._network:
+            files["/etc/resolv.conf"] = netns.RESOLV_CONF
         return files
 
     def _argv(self, info_fd: int, data_fds: dict[str, int]) -> list[str]:
-        network = self.request.network or self.request.environment.network
-        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        if not network:
-            namespaces.append("--unshare-net")
+        # A network namespace of its own even for a network-on task: slirp4netns connects it (netns.py), so the
+        # host's loopback services stay out of reach.
+        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]
         return [
             *_root_args(self.root, self.request.readonly_binds),
             *DEV_ARGS, "--proc", "/proc", "--tmpfs", "/run",
@@ -258,6 +262,8 @@ class BwrapSandbox(policy.HostMountedFiles):
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
         self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
         self._pidns = Path(f"/proc/{self._target_pid}/ns/pid").stat().st_ino
+        if self._network:
+            self._slirp = netns.Slirp(self._target_pid, user_namespace=not _privileged())
 
     def _wait_for_holder(self, ns_init: int) -> int:
         """Host pid of the holder shell (pid 2 inside); nsenter takes its root and cwd (/app)."""
@@ -319,6 +325,9 @@ class BwrapSandbox(policy.HostMountedFiles):
         if self._lifeline_w >= 0:
             os.close(self._lifeline_w)
             self._lifeline_w = -1
+        if self._slirp is not None:  # its namespace is gone with the sandbox's init
+            self._slirp.stop()
+            self._slirp = None
         if self._pidns:
             deadline = time.monotonic() + 10
             while (alive := _pidns_alive(self._pidns)) and time.monotonic() < deadline:
