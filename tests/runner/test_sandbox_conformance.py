@@ -441,6 +441,21 @@ def test_after_restart_the_logs_and_tests_are_the_verifiers_and_agent_code_runs_
         sb.destroy()
 
 
+def test_file_kind_never_follows_a_link(backend, tmp_path):
+    """The verdict reader's view of $MM_LOGS (issue 30): a reward file swapped for a dir, fifo or link, or put under
+    a linked dir, is told apart from a regular file on every backend."""
+    sb = backend.create(make_request(tmp_path, f"conf-kind-{secrets.token_hex(3)}"))
+    try:
+        logs = layout(sb)["logs"]
+        sb.exec(f"cd {logs} && echo 1 > f && mkdir d && mkfifo p && ln -s f l && mkdir real && echo 1 > real/r && "
+                "ln -s real linked", 10)
+        kinds = {n: sb.file_kind(f"{logs}/{n}") for n in ("f", "d", "p", "l", "linked/r", "absent", "d/absent")}
+    finally:
+        sb.destroy()
+    assert kinds == {"f": "file", "d": "dir", "p": "fifo", "l": "link", "linked/r": "other", "absent": None,
+                     "d/absent": None}
+
+
 @pytest.mark.docker
 def test_docker_restart_revives_a_container_that_already_stopped(docker_base_image, tmp_path):
     """The memory cgroup's OOM killer may end the container's init during a flood; the engine then refuses a kill
