@@ -154,7 +154,8 @@ def test_agent_code_the_verifier_runs_cannot_write_the_verdict(scratch, backend)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_agent_code_cannot_read_the_tests_or_signal_the_verifier(scratch, backend):
     """start.sh tries to read the uploaded tests, to kill every process it can see and to write /logs; the verifier
-    finishes and its own verdict (0: no out.txt) stands."""
+    finishes and its own verdict (0: no out.txt) stands. On main `kill -KILL -1` killed the verifier and start.sh's
+    reward.txt (1.0) was read."""
     task = _task(scratch, "service", service_task)
     probe = ("cat /tests/verify.py > /app/stolen 2>&1; ls /tests >> /app/stolen 2>&1; kill -KILL -1; "
              "echo 1.0 > /logs/reward.txt; true\n")
