@@ -2,10 +2,12 @@
 
 create sandbox → seed task (environment/setup.sh) → snapshot protected state → agent (budgets,
 deadline) → **restart the sandbox: every process the agent started is killed (proven gone), /tmp,
-$MM_TESTS and $MM_LOGS are fresh** → snapshot again → copy tests into the fresh tests dir → verify
-(graded reward from weighted subgoals) → **halt: every process the verifier started is killed** → read
-the verdict → safety diff and deductions → anti-gaming checks → result → destroy. Nothing the agent
-left running can touch the tests, the verdict or the "after" snapshot.
+$MM_TESTS and $MM_LOGS are fresh, and only the verifier's identity can write the logs or read the
+tests** → snapshot again → copy tests into the fresh tests dir → verify, as the verifier's identity
+(graded reward from weighted subgoals) → **halt: every process the verifier started is killed** → a
+verifier that timed out or was killed has no verdict → read the verdict from the files of the task's
+format → safety diff and deductions → anti-gaming checks → result → destroy. Nothing the agent left
+running can touch the tests, the verdict or the "after" snapshot.
 
 Exceptions: every `Exception` raised in a phase becomes the result's failure mode (a MatchmeterError its
 own, anything else infra_error with its traceback). Only KeyboardInterrupt and SpendCapReached escape
@@ -293,8 +295,9 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> fl
     after = sandbox.snapshot(live.protected) if live.protected else {}
     # with the suite's one verifylib and the setup script beside the task's own tests
     sandbox.upload(Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
+    # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
     verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
-                          VERIFIER_ENV)
+                          VERIFIER_ENV, as_verifier=True)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
     check_finished(verify, task.timeouts.verify_s)  # a verifier that timed out or was killed has no verdict

@@ -164,6 +164,8 @@ service = start_service() if (APP / "start.sh").is_file() else None
 ok = (APP / "out.txt").is_file() and (APP / "out.txt").read_text() == (APP / "data" / "input.txt").read_text()
 grade({"file_written": 3, "content_right": 1}, {"file_written": lambda: (APP / "out.txt").is_file(),
       "content_right": lambda: ok}, cleanup=lambda: service and stop_service(service))
+if (APP / "stolen").is_file():  # what start.sh could read, shown in verifier.log
+    print("stolen:", (APP / "stolen").read_text()[:2000])
 """
 
 

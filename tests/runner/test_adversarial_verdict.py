@@ -7,6 +7,10 @@ and docker, judged by what the run stores. Every attack here scored a full 1.0 o
 
 from __future__ import annotations
 
+import http.server
+import secrets
+import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from tests.helpers.adversary import BOUND_S, SECRETS, Scratch, files_holding, mm
 from tests.helpers.attack_tasks import (
     KILL_VERIFIER,
     PLANT_EVERYWHERE,
+    READONLY_VERDICT,
     REWARD_DIR_SWAP,
     git_commondir_filter,
     leftover_task,
@@ -25,6 +30,7 @@ from tests.helpers.attack_tasks import (
     unfinished_verifier_task,
     verifylib_git_task,
 )
+from tests.helpers.tasks import write_task
 
 BACKENDS = [pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("docker", marks=pytest.mark.docker)]
 XDIST_GROUP_BY = "backend"  # one worker per backend (tests/conftest.py)
@@ -132,3 +138,87 @@ def test_nothing_the_agent_writes_outside_the_workspace_survives_into_the_verifi
     planted = outcome.outputs()
     assert "planted in /dev/shm" in planted, planted  # the plant ran; every such dir must come back fresh
     assert outcome.result["reward"] == 0.0, (outcome.result, planted)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_code_the_verifier_runs_cannot_write_the_verdict(scratch, backend):
+    """The agent's start.sh, run by the verifier (verifylib.start_service, as the suite's service tasks do), writes
+    a perfect reward.txt and makes /logs read-only, so the verifier's own write fails and it exits 1. On main (and
+    with only the finished-verifier rule) it ran as the verifier's identity: 1.0. Now it runs as the agent's uid,
+    which cannot write /logs."""
+    task = _task(scratch, "service", service_task)
+    result = _one(scratch, "verdict-from-start-sh", backend, task, start_sh(READONLY_VERDICT + "id -u > /app/ran-as\n"))
+    assert (result["reward"], result["failure_mode"]) == (0.0, "none"), result["error"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_code_cannot_read_the_tests_or_signal_the_verifier(scratch, backend):
+    """start.sh tries to read the uploaded tests, to kill every process it can see and to write /logs; the verifier
+    finishes and its own verdict (0: no out.txt) stands. On main `kill -KILL -1` killed the verifier and start.sh's
+    reward.txt (1.0) was read."""
+    task = _task(scratch, "service", service_task)
+    probe = ("cat /tests/verify.py > /app/stolen 2>&1; ls /tests >> /app/stolen 2>&1; kill -KILL -1; "
+             "echo 1.0 > /logs/reward.txt; true\n")
+    outcome = mm_run(scratch, scratch.name(f"probe-identity-{backend}"), backend, task, start_sh(probe))
+    assert (outcome.result["reward"], outcome.result["failure_mode"]) == (0.0, "none"), outcome.result
+    log = next(outcome.out.glob("executions/*/logs/verifier.log")).read_text()
+    assert "stolen:" in log, log[-500:]  # start.sh ran
+    assert "verifylib" not in log.partition("stolen:")[2], log[-800:]  # neither the tests' text nor their names
+
+
+class _Canary(http.server.BaseHTTPRequestHandler):
+    token = ""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = self.token.encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _serve(address: str, token: str) -> http.server.ThreadingHTTPServer:
+    handler = type("Canary", (_Canary,), {"token": token})
+    server = http.server.ThreadingHTTPServer((address, 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _outside_address() -> str:
+    """The host's address on its default route (not loopback): what "the outside world" is on this machine."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.250", 9))  # no packet is sent: only the route is looked up
+        return str(s.getsockname()[0])
+
+
+@pytest.fixture(scope="module")
+def canaries():
+    inside, outside = f"mm-loopback-{secrets.token_hex(6)}", f"mm-outside-{secrets.token_hex(6)}"
+    loop, out = _serve("127.0.0.1", inside), _serve(_outside_address(), outside)
+    yield {"loopback_port": loop.server_address[1], "loopback_token": inside,
+           "outside": f"{out.server_address[0]}:{out.server_address[1]}", "outside_token": outside}
+    loop.shutdown()
+    out.shutdown()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_network_on_task_cannot_reach_the_hosts_loopback(scratch, backend, canaries):
+    """A canary server on the host's 127.0.0.1, fetched with curl, python's urllib and bash's /dev/tcp, directly and
+    through slirp's host alias 10.0.2.2. On main, bwrap shared the host's network namespace: all three fetched it.
+    The network itself still works: a server on the host's outside address answers."""
+    task = _task(scratch, "network", lambda root: write_task(root, "network-on", toml_extra="\n[environment]\nnetwork = true\n"))
+    port = canaries["loopback_port"]
+    fetch = []
+    for host in ("127.0.0.1", "10.0.2.2"):
+        fetch += [f"curl -s -m 3 http://{host}:{port}/; true",
+                  f"python3 -c \"import urllib.request; print(urllib.request.urlopen('http://{host}:{port}/', timeout=3).read())\"; true",
+                  f"timeout 3 bash -c 'exec 3<>/dev/tcp/{host}/{port}; printf \"GET / HTTP/1.0\\r\\n\\r\\n\" >&3; cat <&3'; true"]
+    outcome = mm_run(scratch, scratch.name(f"loopback-{backend}"), backend, task,
+                     [*fetch, f"curl -s -m 5 http://{canaries['outside']}/; true"], bound_s=FIRST_RUN_BOUND_S)
+    assert outcome.returncode == 0, redact(outcome.stderr)
+    out = outcome.outputs()
+    assert canaries["outside_token"] in out, out[-1500:]  # the network is on
+    assert canaries["loopback_token"] not in out, out[-1500:]

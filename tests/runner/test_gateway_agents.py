@@ -99,12 +99,19 @@ echo; echo "ENV-KEYS:$(env | grep -c PROVIDER-KEY) PROC-KEYS:$(cat /tmp/mm-gw-pr
 """
 
 
+def _via_forwarder(backend: str) -> int | None:
+    """An isolated sandbox reaches the gateway through its socket and the in-sandbox forwarder, as in a trial: a
+    network-on bwrap sandbox has a network namespace of its own, where the gateway's loopback URL is not the host's."""
+    return None if backend == "local" else _free_port()
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_cli_adapter_gets_a_token_not_a_key_and_gateway_metering_wins(gateway, tmp_path, backend, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # a provider key in the harness's environment
     with StubServer(["hello from the model"]) as stub:
         failure, session, _, _ = run_through_gateway(tmp_path, gateway, "aider", stub, backend=backend,
-                                          fake_cli=CLI_CALLS_GATEWAY, network=True)
+                                          fake_cli=CLI_CALLS_GATEWAY, network=True,
+                                          forwarder_port=_via_forwarder(backend))
         assert stub.stats.usages, (failure, session.agent_output)
         usage = stub.stats.usages[0]
     assert failure is None
@@ -125,7 +132,8 @@ def test_no_provider_key_in_any_process_environment_the_sandbox_can_read(gateway
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with StubServer(["hello from the model"]) as stub:
         failure, session, _, _ = run_through_gateway(tmp_path, gateway, "aider", stub, backend=backend,
-                                          fake_cli=CLI_CALLS_GATEWAY, network=True)
+                                          fake_cli=CLI_CALLS_GATEWAY, network=True,
+                                          forwarder_port=_via_forwarder(backend))
     assert failure is None
     assert "ENV-KEYS:0 PROC-KEYS:0" in session.agent_output
 

@@ -397,7 +397,8 @@ def test_restart_kills_every_process_and_gives_fresh_tests_and_logs(backend, tmp
         assert wait_until(lambda: sb.exec(f"pgrep -f {pattern}", 10).exit_code == 0)
         sb.restart()
         assert sb.exec(f"pgrep -f {pattern}", 10).exit_code == 1  # gone from the sandbox
-        assert sb.exec(f"ls -A {d['tests']} {d['logs']}", 10).output.split() == [f"{d['logs']}:", f"{d['tests']}:"]
+        assert sb.exec(f"ls -A {d['tests']} {d['logs']}", 10, as_verifier=True).output.split() == [
+            f"{d['logs']}:", f"{d['tests']}:"]
         assert sb.exec("cat kept.txt", 10).output.strip() == "keep"  # the workspace survives
         if backend.name != "local":
             assert sb.exec("test -e $HOME/h", 10).exit_code == 1  # /tmp (HOME) is fresh
@@ -405,6 +406,54 @@ def test_restart_kills_every_process_and_gives_fresh_tests_and_logs(backend, tmp
         sb.destroy()
     if backend.name != "docker":
         assert host_pids_with(f"mm-{token}") == []
+
+
+def test_after_restart_the_logs_and_tests_are_the_verifiers_and_agent_code_runs_as_the_agent(backend, tmp_path):
+    """Issue 30: after restart() the verifier's identity alone writes $MM_LOGS and reads $MM_TESTS; a verifier exec
+    drops to $MM_AGENT_UID with setpriv as verifylib does, and that code can neither write the logs nor signal the
+    verifier; halt() kills the verifier's own processes too. Backends with one identity (local) declare it by
+    leaving $MM_AGENT_UID unset."""
+    sb = backend.create(make_request(tmp_path, f"conf-id-{secrets.token_hex(3)}"))
+    try:
+        d = layout(sb)
+        sb.restart()
+        agent = sb.exec("id -u", 10).output.strip()
+        verifier = sb.exec('id -u; printf "%s\\n" "${MM_AGENT_UID:-none}"', 10, as_verifier=True).output.split()
+        if backend.name == "local":
+            assert verifier == [agent, "none"]
+            return
+        assert verifier[0] != agent, (agent, verifier)
+        assert verifier[1] == agent, (agent, verifier)
+        assert sb.exec(f"echo 1 > {d['logs']}/reward.txt", 10).exit_code != 0  # the agent cannot write the verdict
+        assert sb.exec(f"ls {d['tests']}", 10).exit_code != 0  # nor read the tests
+        drop = ('setpriv --reuid=$MM_AGENT_UID --regid=$MM_AGENT_UID --clear-groups --inh-caps=-all --ambient-caps=-all '
+                '--bounding-set=-all --no-new-privs --')
+        out = sb.exec(f"echo 0.25 > {d['logs']}/reward.txt; {drop} bash -c 'id -u; {{ echo 1 > {d['logs']}/reward.txt; }} "
+                      "2>/dev/null || echo denied; kill -KILL $PPID 2>/dev/null || echo no-kill'; echo verifier-alive", 10,
+                      as_verifier=True)
+        assert out.output.split() == [agent, "denied", "no-kill", "verifier-alive"], out.output
+        sb.exec("(sleep 300 &) ; (exec -a mm-verifier-left sleep 300) >/dev/null 2>&1 &", 10, as_verifier=True)
+        sb.halt()
+        assert sb.read_text(f"{d['logs']}/reward.txt") == "0.25\n"
+        if backend.name == "docker":  # a halted bwrap sandbox has no namespace left to look in
+            assert "mm-verifier-left" not in sb.exec("ps -eo args", 10).output
+    finally:
+        sb.destroy()
+
+
+def test_file_kind_never_follows_a_link(backend, tmp_path):
+    """The verdict reader's view of $MM_LOGS (issue 30): a reward file swapped for a dir, fifo or link, or put under
+    a linked dir, is told apart from a regular file on every backend."""
+    sb = backend.create(make_request(tmp_path, f"conf-kind-{secrets.token_hex(3)}"))
+    try:
+        logs = layout(sb)["logs"]
+        sb.exec(f"cd {logs} && echo 1 > f && mkdir d && mkfifo p && ln -s f l && mkdir real && echo 1 > real/r && "
+                "ln -s real linked", 10)
+        kinds = {n: sb.file_kind(f"{logs}/{n}") for n in ("f", "d", "p", "l", "linked/r", "absent", "d/absent")}
+    finally:
+        sb.destroy()
+    assert kinds == {"f": "file", "d": "dir", "p": "fifo", "l": "link", "linked/r": "other", "absent": None,
+                     "d/absent": None}
 
 
 @pytest.mark.docker

@@ -96,8 +96,14 @@ class Sandbox(Protocol):
     app_dir: str  # the workspace path as seen inside the sandbox
     cli_executable: str | None  # the requested CLI's in-image executable (SandboxRequest.cli_install), else None
 
-    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
-        """Run `bash -c command` in the workspace. Timeout kills the command's process group."""
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
+             as_verifier: bool = False) -> ExecResult:
+        """Run `bash -c command` in the workspace. Timeout kills the command's process group.
+
+        as_verifier: run as the sandbox's verifier identity instead of the agent's (README, "What the agent
+        under test cannot do"): after restart() it alone can write $MM_LOGS and read $MM_TESTS, and
+        $MM_AGENT_UID names the agent's uid that verifylib.run_agent_code drops to. Where the backend has one identity (local; bwrap as a normal user)
+        the command runs as the agent's and $MM_AGENT_UID is unset."""
         ...
 
     def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:

@@ -15,8 +15,11 @@ the sandbox's mount, pid, net, ipc and uts namespaces. Every exec joins those na
 `nsenter` and runs as an unprivileged uid with no capabilities and no_new_privs:
 
 - harness running as root: bwrap runs privileged (no user namespace) and each exec switches to a
-  per-sandbox host uid (AGENT_UID_BASE + random) that owns nothing on the host but the workspace;
-- harness running as a normal user: bwrap makes a user namespace for that uid, and execs join it.
+  per-sandbox host uid (AGENT_UID_BASE + random) that owns nothing on the host but the workspace; a
+  verifier exec (`as_verifier`) switches to a second per-sandbox uid (VERIFIER_UID_BASE + random) with only
+  policy.VERIFIER_CAPS, which after restart() alone owns /tests and /logs (0700);
+- harness running as a normal user: bwrap makes a user namespace for that uid, and execs join it; an
+  unprivileged user namespace maps one id, so the verifier runs as that same uid (no second identity).
 
 restart()/halt()/destroy() kill the bwrap process: pid 1 of the namespace dies and the kernel kills
 every process in it; the runner then waits until no process of that pid namespace is left. The
@@ -45,6 +48,7 @@ from matchmeter.runner.sandbox import (
     SandboxRequest,
     baseimage,
     clilayer,
+    netns,
     policy,
     rootfs,
 )
@@ -53,6 +57,7 @@ from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
 START_TIMEOUT_S = 10.0
 AGENT_UID_BASE = 200_000  # root mode: sandbox uids come from [BASE, BASE + 100000), owning nothing on the host
+VERIFIER_UID_BASE = 300_000  # root mode: the verifier's uid, from [BASE, BASE + 100000): never an agent's
 NPROC_LIMIT = 512  # per sandbox uid (root mode); a fork bomb stops there instead of taking the host
 FSIZE_LIMIT = 2 * 1024**3  # no single file over 2 GiB: `truncate -s 4T` fails with EFBIG
 TMPFS_BYTES = 1024**3
@@ -169,6 +174,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.base_env = baseimage.sandbox_base_env(rootfs.rootfs_env(root))
         self.dirs = policy.make_host_dirs(request.label or request.task_id)
         self.uid = AGENT_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
+        self.verifier_uid = VERIFIER_UID_BASE + secrets.randbelow(100_000) if _privileged() else os.getuid()
         self.upload_owner = self.uid if _privileged() else None
         self.mounts = {policy.APP_DIR: self.dirs.app, policy.TESTS_DIR: self.dirs.tests, policy.LOGS_DIR: self.dirs.logs}
         self.layout = {"app": policy.APP_DIR, "tests": policy.TESTS_DIR, "logs": policy.LOGS_DIR}
@@ -179,6 +185,8 @@ class BwrapSandbox(policy.HostMountedFiles):
         self._destroyed = False
         self._lifecycle = threading.Lock()  # Ctrl-C's destroy() (main thread) vs the trial's restart()
         self.lost = False  # the namespace died while no one asked (the agent killed it)
+        self._network = request.network or request.environment.network
+        self._slirp: netns.Slirp | None = None
         for d in self.dirs[1:]:
             self._own(d)
         _seed_workspace(root / policy.APP_DIR.lstrip("/"), self.dirs.app, self.uid if _privileged() else None)
@@ -191,17 +199,21 @@ class BwrapSandbox(policy.HostMountedFiles):
         """/etc/passwd and /etc/group of the rootfs plus an `agent` entry for the sandbox uid (git, ssh and
         python's getpass want a name for the uid they run as)."""
         files = {}
-        for name, line in (("passwd", f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n"),
-                           ("group", f"agent:x:{self.uid}:\n")):
+        v = self.verifier_uid
+        users = f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n" + (
+            f"verifier:x:{v}:{v}:matchmeter verifier:/tmp:/bin/bash\n" if v != self.uid else "")
+        groups = f"agent:x:{self.uid}:\n" + (f"verifier:x:{v}:\n" if v != self.uid else "")
+        for name, line in (("passwd", users), ("group", groups)):
             base = (self.root / "etc" / name).read_text()
             files[f"/etc/{name}"] = (base if base.endswith("\n") else base + "\n").encode() + line.encode()
+        if self._network:
+            files["/etc/resolv.conf"] = netns.RESOLV_CONF
         return files
 
     def _argv(self, info_fd: int, data_fds: dict[str, int]) -> list[str]:
-        network = self.request.network or self.request.environment.network
-        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        if not network:
-            namespaces.append("--unshare-net")
+        # A network namespace of its own even for a network-on task: slirp4netns connects it (netns.py), so the
+        # host's loopback services stay out of reach.
+        namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]
         return [
             *_root_args(self.root, self.request.readonly_binds),
             *DEV_ARGS, "--proc", "/proc", "--tmpfs", "/run",
@@ -250,6 +262,8 @@ class BwrapSandbox(policy.HostMountedFiles):
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
         self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
         self._pidns = Path(f"/proc/{self._target_pid}/ns/pid").stat().st_ino
+        if self._network:
+            self._slirp = netns.Slirp(self._target_pid, user_namespace=not _privileged())
 
     def _wait_for_holder(self, ns_init: int) -> int:
         """Host pid of the holder shell (pid 2 inside); nsenter takes its root and cwd (/app)."""
@@ -267,7 +281,7 @@ class BwrapSandbox(policy.HostMountedFiles):
             time.sleep(0.005)
         raise SandboxError("bwrap started but its init process never appeared")
 
-    def _exec_prefix(self) -> list[str]:
+    def _exec_prefix(self, as_verifier: bool = False) -> list[str]:
         # Host-side prlimit: the limits are inherited through nsenter and setpriv by everything the exec starts.
         # Host tools by absolute path: the exec's PATH is the image's, which names in-sandbox dirs.
         prefix = [_host_tool("prlimit"), f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
@@ -276,20 +290,29 @@ class BwrapSandbox(policy.HostMountedFiles):
             # The user namespace is ours: joining it first grants the rest, as our own uid.
             return [*prefix, "--user", "--preserve-credentials", "--",
                     "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+        if as_verifier:  # its own uid, with only the capabilities policy.VERIFIER_CAPS gives it
+            caps = "-all," + ",".join(f"+{c}" for c in policy.VERIFIER_CAPS)
+            return [*prefix, "--", "setpriv", f"--reuid={self.verifier_uid}", f"--regid={self.verifier_uid}",
+                    "--clear-groups", f"--bounding-set={caps}", f"--inh-caps={caps}", f"--ambient-caps={caps}",
+                    "--no-new-privs"]
         return [*prefix, "--", "setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
                 "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
 
     def alive(self) -> bool:
         return not self._destroyed and self._init is not None and self._init.poll() is None
 
-    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
+             as_verifier: bool = False) -> ExecResult:
         if not self.alive():
             if not self._destroyed and self._init is not None:
                 self.lost = True
             raise SandboxError("bwrap sandbox is not running")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
+        if as_verifier:
+            full_env.update(policy.verifier_env(self.uid, self.verifier_uid))
         with policy.destroyed_on_interrupt(self):
-            return policy.run_with_deadline([*self._exec_prefix(), "bash", "-c", command], timeout_s, full_env, None)
+            return policy.run_with_deadline([*self._exec_prefix(as_verifier), "bash", "-c", command], timeout_s,
+                                            full_env, None)
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
@@ -302,6 +325,9 @@ class BwrapSandbox(policy.HostMountedFiles):
         if self._lifeline_w >= 0:
             os.close(self._lifeline_w)
             self._lifeline_w = -1
+        if self._slirp is not None:  # its namespace is gone with the sandbox's init
+            self._slirp.stop()
+            self._slirp = None
         if self._pidns:
             deadline = time.monotonic() + 10
             while (alive := _pidns_alive(self._pidns)) and time.monotonic() < deadline:
@@ -321,12 +347,17 @@ class BwrapSandbox(policy.HostMountedFiles):
             self._restart()
 
     def _restart(self) -> None:
+        """The agent phase is over: fresh tests and logs dirs that belong to the verifier's uid alone (0700), and
+        uploads (the tests) from now on too."""
         self.halt()
         for name in ("tests", "logs"):
             path = getattr(self.dirs, name)
             shutil.rmtree(path, ignore_errors=True)  # symlink-safe: never follows a planted link
-            path.mkdir()
-            self._own(path)
+            path.mkdir(mode=0o700)
+            if _privileged():
+                os.chown(path, self.verifier_uid, self.verifier_uid)
+        if _privileged():
+            self.upload_owner = self.verifier_uid
         self.start()
 
     def destroy(self) -> None:

@@ -65,6 +65,16 @@ PREPARE = (f"{FRESH_DIRS} && mkdir -p {policy.APP_DIR} && chown -R {AGENT_UID}:{
            f"(getent group {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:' >> /etc/group)")
 KILL_AGENT = (f"for i in $(seq 200); do pkill -KILL -u {AGENT_UID} || break; sleep 0.01; done; "
               f"! pgrep -u {AGENT_UID} >/dev/null")
+# After the restart /tests and /logs belong to the verifier (the container's root) alone.
+VERIFIER_DIRS = f"chown 0:0 {policy.TESTS_DIR} {policy.LOGS_DIR} && chmod 0700 {policy.TESTS_DIR} {policy.LOGS_DIR}"
+# halt(): every process but the container's init (1), its `sleep infinity` (root's, child of 1) and this shell,
+# whatever its uid (the verifier's own included), until none is left running (zombies run nothing).
+KILL_ALL = ('keep() { [ "$1" = 1 ] || [ "$1" = $$ ] || { [ "$(stat -c %u /proc/$1 2>/dev/null)" = 0 ] && '
+            '[ "$(cut -d" " -f4 /proc/$1/stat 2>/dev/null)" = 1 ] && '
+            '[ "$(tr "\\0" " " < /proc/$1/cmdline 2>/dev/null)" = "sleep infinity " ]; }; }; '
+            'for i in $(seq 200); do left=0; for d in /proc/[0-9]*; do p=${d#/proc/}; keep $p && continue; '
+            '[ "$(cut -d" " -f3 $d/stat 2>/dev/null)" = Z ] && continue; [ -e $d/stat ] || continue; '
+            'left=1; kill -KILL $p 2>/dev/null; done; [ $left = 0 ] && exit 0; sleep 0.01; done; exit 1')
 
 
 class DockerSandbox:
@@ -85,6 +95,7 @@ class DockerSandbox:
         self.name = f"matchmeter-{policy.safe_label(request.label or request.task_id)}-{secrets.token_hex(4)}"
         self._destroyed = False
         self._stalled = False
+        self.upload_owner = AGENT_UID  # root (the verifier) after the restart
 
     def start(self, image: str) -> None:
         import docker
@@ -102,6 +113,9 @@ class DockerSandbox:
                 mounts=[docker.types.Mount(target=policy.APP_DIR, source=None, type="volume"), *self._gateway_mounts()],
                 ulimits=[docker.types.Ulimit(name="fsize", soft=FSIZE_LIMIT, hard=FSIZE_LIMIT)],
                 nano_cpus=int(spec.cpus * 1e9), mem_limit=f"{spec.memory_mb}m",
+                # the verifier (root here) reads the agent's /proc/PID/cwd and fd (policy.VERIFIER_CAPS); the agent's
+                # uid has no capabilities at all
+                cap_add=["SYS_PTRACE"],
             )
         except Exception as exc:  # noqa: BLE001 - every engine failure here means no sandbox
             raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
@@ -161,12 +175,15 @@ class DockerSandbox:
         except Exception:  # noqa: BLE001 - the exec raises SandboxError either way
             pass
 
-    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
+             as_verifier: bool = False) -> ExecResult:
         full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
+        if as_verifier:  # the container's root: an identity the agent (AGENT_UID) never had
+            full_env.update(policy.verifier_env(AGENT_UID, 0))
         seconds = f"{max(timeout_s, 0.001):.3f}"
         argv = ["bash", "-c", EXEC_WRAPPER, "mm-exec", "timeout", "-s", "KILL", seconds, "bash", "-c", command]
         started = time.monotonic()
-        output, code = self._raw_exec(argv, timeout_s, full_env, user=f"{AGENT_UID}:{AGENT_UID}")
+        output, code = self._raw_exec(argv, timeout_s, full_env, user="0:0" if as_verifier else f"{AGENT_UID}:{AGENT_UID}")
         duration = time.monotonic() - started
         # `timeout -s KILL` exits 137 on expiry, as does a command killed for memory; the clock tells them apart.
         timed_out = code == SIGKILL_EXIT and duration >= timeout_s
@@ -186,7 +203,10 @@ class DockerSandbox:
         # 80 ms of its CPU on fuse-overlayfs, benchmarks/uploads.py). Every entry is owned by the sandbox user in
         # the archive itself (the engine keeps a tar's owners), and the parent is made only when the engine says
         # it is missing (an exec costs ~30 ms).
-        data = _tar_bytes(src, name, owner=AGENT_UID, extra_files=extra_files or {})
+        # the verifier's dirs keep their 0700 (a tar's entry for the dir itself would set its mode)
+        private = self.upload_owner == 0 and dest in (policy.TESTS_DIR, policy.LOGS_DIR)
+        data = _tar_bytes(src, name, owner=self.upload_owner, extra_files=extra_files or {},
+                          top_mode=0o700 if private else None)
         try:
             try:
                 ok = self.container.put_archive(parent, data)
@@ -256,9 +276,9 @@ class DockerSandbox:
         return None if kind == "none" else kind
 
     def halt(self) -> None:
-        output, code = self._raw_exec(["bash", "-c", KILL_AGENT], 60.0, {})
+        output, code = self._raw_exec(["bash", "-c", KILL_ALL], 60.0, {})
         if code != 0:
-            raise SandboxError(f"processes of uid {AGENT_UID} survived the kill: {output[:200]!r}")
+            raise SandboxError(f"sandbox processes survived the kill: {output[:200]!r}")
 
     def restart(self) -> None:
         """Kill the container (every process dies with its pid namespace), start it again: fresh tmpfs dirs."""
@@ -270,7 +290,8 @@ class DockerSandbox:
         except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
             raise SandboxError(f"restarting the container failed: {exc}") from exc
         # One exec (each costs the engine ~30 ms of CPU): fresh dirs, then proof that no process of the agent's uid is left.
-        output, code = self._raw_exec(["bash", "-c", f"{FRESH_DIRS} || {{ echo 'cannot create the sandbox dirs'; exit 1; }}; "
+        self.upload_owner = 0
+        output, code = self._raw_exec(["bash", "-c", f"{FRESH_DIRS} && {VERIFIER_DIRS} || {{ echo 'cannot create the sandbox dirs'; exit 1; }}; "
                                       f"{KILL_AGENT} || {{ echo 'processes of uid {AGENT_UID} survived the kill'; exit 1; }}"],
                                       60.0, {})
         if code != 0:
@@ -372,14 +393,17 @@ class _CappedStream(io.RawIOBase):
         return n
 
 
-def _tar_bytes(src: Path, arcname: str, owner: int, extra_files: Mapping[str, Path]) -> bytes:
+def _tar_bytes(src: Path, arcname: str, owner: int, extra_files: Mapping[str, Path], top_mode: int | None = None) -> bytes:
     """A tar archive of src (file or directory) stored under arcname, with each extra file at arcname/<name>
-    in place of whatever src holds there, every entry owned by uid/gid `owner`, for put_archive."""
+    in place of whatever src holds there, every entry owned by uid/gid `owner` (and src's own entry of mode
+    `top_mode` when given), for put_archive."""
     extras = {posixpath.normpath(posixpath.join(arcname, name)): Path(host) for name, host in extra_files.items()}
 
     def owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
         info.uid = info.gid = owner
         info.uname = info.gname = ""
+        if top_mode is not None and info.name == arcname:
+            info.mode = top_mode
         return info
 
     buf = io.BytesIO()

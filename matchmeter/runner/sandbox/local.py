@@ -40,7 +40,8 @@ class LocalSandbox(policy.HostMountedFiles):
         self.marker = f"{policy.safe_label(request.label or request.task_id)}:{secrets.token_hex(8)}"
         self._destroyed = False
 
-    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None) -> ExecResult:
+    def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
+             as_verifier: bool = False) -> ExecResult:  # one identity here: the verifier runs as everything else
         if self._destroyed:
             raise SandboxError("local sandbox was destroyed")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, policy.host_base_env())

@@ -51,6 +51,17 @@ CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # of the runner's environment (no API keys) leaks in. Isolated backends start from SANDBOX_ENV alone.
 HOST_ENV_PASSTHROUGH = ("PATH", "HOME", "PYENV_ROOT", "LANG")
 SANDBOX_ENV = {"PATH": CONTAINER_PATH, "HOME": "/tmp", "LANG": "C.UTF-8"}
+# What the verifier's identity may do beyond an unprivileged uid (bwrap as root; docker's verifier is the container's
+# root): become the agent's uid to run agent code (setuid, setgid), kill it (kill), read and write what the agent
+# left whatever its modes (dac_*), hand work dirs to the agent (chown, fowner), and look at the agent's processes
+# (sys_ptrace: /proc/PID/cwd and fd of another uid, which service verifiers read). Code run as the agent has none.
+VERIFIER_CAPS = ("setuid", "setgid", "kill", "dac_read_search", "dac_override", "chown", "fowner", "sys_ptrace")
+
+
+def verifier_env(agent_uid: int, verifier_uid: int) -> dict[str, str]:
+    """Variables of a verifier exec: the agent's uid, which verifylib's run_agent_code drops to (none when the two
+    identities are one uid, as under bwrap for a normal user)."""
+    return {"MM_AGENT_UID": str(agent_uid)} if agent_uid != verifier_uid else {}
 
 
 class HostDirs(NamedTuple):

@@ -15,6 +15,7 @@ import stat as stat_module
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -187,13 +188,6 @@ def git(cwd, *args, strip=True, raw=False):
     return proc.stdout.strip() if strip else proc.stdout
 
 
-def replay_sql(db, sql_file, timeout=30):
-    """Run the agent's SQL file against db with the sqlite3 shell in -safe mode: its dot-commands that run programs
-    or touch other files (.shell, .system, .output, .import, .open, .load) are refused. Returns the CompletedProcess."""
-    with open(sql_file, "rb") as sql:
-        return subprocess.run(["sqlite3", "-safe", str(db)], stdin=sql, capture_output=True, timeout=timeout)
-
-
 def write_probe(name, verdict):
     """An anti-gaming probe's outcome: $MM_LOGS/probe.json {"passed", "detail"} from verdict() -> (passed,
     detail); a verdict that raises is a failed probe, never a crashed verifier."""
@@ -206,19 +200,75 @@ def write_probe(name, verdict):
     print(f"probe {name}: {'pass' if passed else 'FAIL'}: {detail}")
 
 
-def run_agent_code(argv, cwd, timeout=20, env=None):
-    """Run code the agent wrote (only where the task says it is run) with a minimal environment, in its
-    own session, and kill whatever it left behind. Returns the CompletedProcess (returncode -9 on timeout)."""
+# Agent code a verifier runs on purpose (a service's start.sh, a report script, a replayed command line or SQL file)
+# goes through run_agent_code / start_service alone: dropped to the agent's uid ($MM_AGENT_UID, set by the harness
+# when the verifier has an identity of its own) with every capability gone, in its own session, with a minimal
+# environment; it cannot write $MM_LOGS or read $MM_TESTS (both the verifier's, mode 0700), and everything of that
+# uid is killed before grade() writes the verdict.
+AGENT_UID = int(os.environ["MM_AGENT_UID"]) if os.environ.get("MM_AGENT_UID") else None
+_DROP = ["--clear-groups", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def as_agent(argv):
+    """argv run as the agent's uid with no capabilities (unchanged where the verifier has no identity of its own)."""
+    if AGENT_UID is None or AGENT_UID == os.getuid():
+        return list(argv)
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    if setpriv is None:  # never run agent code as the verifier
+        raise RuntimeError("setpriv (util-linux) is missing: agent code cannot be run as the agent's uid")
+    return [setpriv, f"--reuid={AGENT_UID}", f"--regid={AGENT_UID}", *_DROP, *argv]
+
+
+def give_to_agent(path, writable=False):
+    """Let agent code reach path (a directory the verifier made): its parents become traversable and, with
+    writable, the tree belongs to the agent's uid. Nothing changes where the verifier has no identity of its own."""
+    if AGENT_UID is None:
+        return
+    path = Path(path)
+    if writable:
+        for top, dirs, files in os.walk(path):
+            for name in [top, *(os.path.join(top, n) for n in dirs + files)]:
+                os.lchown(name, AGENT_UID, AGENT_UID)
+    for parent in [path, *path.parents]:
+        st = os.lstat(parent)
+        if st.st_uid == os.geteuid() and not st.st_mode & 0o001:
+            os.chmod(parent, stat_module.S_IMODE(st.st_mode) | 0o011)
+
+
+def agent_dir(prefix="mm-agent-"):
+    """A fresh temp dir that agent code run by run_agent_code may read and write (removed when the verifier exits)."""
+    out = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, out, True)
+    give_to_agent(out, writable=True)
+    return out
+
+
+def run_agent_code(argv, cwd, timeout=20, env=None, stdin=None, raw=False, writable=False):
+    """Run code the agent wrote (only where the task says it is run) as the agent (as_agent), with a minimal
+    environment, in its own session, and kill whatever it left behind (every process of the agent's uid: never
+    while a service of start_service should still be running). cwd is made reachable (give_to_agent;
+    writable: the agent's). Returns the CompletedProcess (text, or bytes with raw; returncode -9 on timeout)."""
+    give_to_agent(cwd, writable)
     base = {k: os.environ[k] for k in ("PATH", "LANG") if k in os.environ}
-    proc = subprocess.Popen(argv, cwd=cwd, env=dict(base, HOME=str(cwd), **(env or {})), start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(as_agent(argv), cwd=cwd, env={**base, "HOME": str(cwd), **(env or {})},
+                            start_new_session=True, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=not raw)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        out, err = "", "timeout"
+        out, err = (b"", b"timeout") if raw else ("", "timeout")
     finally:
         kill_group(proc.pid)
+        kill_agent_processes()
     return subprocess.CompletedProcess(argv, proc.returncode if proc.returncode is not None else -9, out, err)
+
+
+def replay_sql(db, sql_file, timeout=30):
+    """The agent's SQL file run against db (a copy the verifier made) by the sqlite3 shell in -safe mode (no
+    .shell, .system, .output, .import, .open, .load), as agent code (run_agent_code). The CompletedProcess."""
+    with open(sql_file, "rb") as sql:
+        return run_agent_code(["sqlite3", "-safe", Path(db).name], Path(db).parent, timeout=timeout, stdin=sql,
+                              raw=True, writable=True)
 
 
 def kill_group(pgid):
@@ -231,17 +281,41 @@ def kill_group(pgid):
         pass
 
 
+def kill_agent_processes():
+    """SIGKILL every process of the agent's uid until none is left (a verifier with an identity of its own)."""
+    import signal
+
+    if AGENT_UID is None or AGENT_UID == os.getuid():
+        return
+    for _ in range(200):
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and entry.stat().st_uid == AGENT_UID:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.01)
+
+
 def start_service(script="start.sh", wait_s=20):
-    """Run the agent's start script from the workspace (tasks whose instruction says the verifier does),
-    wait for it to return, and hand back its Popen for stop_service. The verifier becomes a child
+    """Run the agent's start script from the workspace as agent code (as_agent; tasks whose instruction says the
+    verifier does), wait for it to return, and hand back its Popen for stop_service. The verifier becomes a child
     subreaper first, so a daemon that double-forks or calls setsid is still found and killed."""
     import ctypes
 
     ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     log = tempfile.TemporaryFile()
     base = {k: os.environ[k] for k in ("PATH", "LANG") if k in os.environ}
-    proc = subprocess.Popen(["bash", script], cwd=APP, env=dict(base, HOME=str(APP)), start_new_session=True,
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    proc = subprocess.Popen(as_agent(["bash", script]), cwd=APP, env=dict(base, HOME=str(APP)),
+                            start_new_session=True, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:
         proc.wait(timeout=wait_s)
     except subprocess.TimeoutExpired:
@@ -250,7 +324,8 @@ def start_service(script="start.sh", wait_s=20):
 
 
 def stop_service(proc):
-    """Kill the start script's process group and every process that ended up a descendant of ours."""
+    """Kill the start script's process group, every process that ended up a descendant of ours, and every process
+    of the agent's uid."""
     import signal
 
     kill_group(proc.pid)
@@ -268,6 +343,7 @@ def stop_service(proc):
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+    kill_agent_processes()
 
 
 def _descendants(root):
@@ -306,6 +382,7 @@ def grade(weights, checks, cleanup=None):
         scores[name] = min(1.0, max(0.0, value))
     if cleanup is not None:
         cleanup()
+    kill_agent_processes()  # no agent code the checks ran is left to touch what follows
     total = sum(weights.values())
     reward = sum(weights[n] * scores[n] for n in weights) / total
     LOGS.mkdir(parents=True, exist_ok=True)

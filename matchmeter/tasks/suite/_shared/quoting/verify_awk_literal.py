@@ -1,11 +1,7 @@
 """awk-literal verifier: `awk -f tools/stamp.awk FILE` prints the payload line, then FILE unchanged (two inputs)."""
 
-import subprocess
-import tempfile
-from pathlib import Path
-
 from quoting import payload as seeded_payload
-from verifylib import APP, HERE, grade, pristine, seed
+from verifylib import APP, HERE, agent_dir, grade, pristine, run_agent_code, seed
 
 header = seeded_payload(HERE / "payload.txt", seed())
 log = (pristine() / "data" / "log.txt").read_bytes()
@@ -13,10 +9,10 @@ extra = b"a \"quoted\" line with $HOME and \\ and %d\n\nlast\n"
 
 
 def run(data):
-    with tempfile.NamedTemporaryFile(suffix=".txt") as f:
-        Path(f.name).write_bytes(data)
-        proc = subprocess.run(["awk", "-f", str(APP / "tools" / "stamp.awk"), f.name], capture_output=True,
-                              timeout=30)
+    """The agent's awk program (agent code: awk can run programs) on a copy of data, as the agent."""
+    work = agent_dir("mm-awk-")
+    (work / "in.txt").write_bytes(data)
+    proc = run_agent_code(["awk", "-f", str(APP / "tools" / "stamp.awk"), "in.txt"], work, timeout=30, raw=True)
     return proc.stdout if proc.returncode == 0 else None
 
 

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from quoting import payload as seeded_payload
-from verifylib import HERE, grade, read, seed
+from verifylib import HERE, grade, read, run_agent_code, seed
 
 payload = seeded_payload(HERE / "payload.txt", seed())
 RECORD = "#!/usr/bin/env bash\nprintf '%s\\0' \"$#\" \"$@\" > \"$RECORD_OUT\"\n"
@@ -35,17 +35,9 @@ def replay():
         (home / "bin" / "record").chmod(0o755)
         out = home / ".record-out"
         env = {"PATH": f"{home / 'bin'}:/usr/bin:/bin", "HOME": str(home), "RECORD_OUT": str(out), "LANG": "C.UTF-8"}
-        proc = subprocess.Popen(["bash", "-c", calls[-1]], cwd=home, env=env, start_new_session=True,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-        try:  # nothing the replayed line started outlives the check
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        return out.read_bytes().split(b"\0")[:-1] if out.is_file() else None
+        # as the agent, in its own session; nothing the replayed line started outlives the check
+        run_agent_code(["bash", "-c", calls[-1]], home, timeout=10, env=env, raw=True, writable=True)
+        return out.read_bytes().split(b"\0")[:-1] if out.is_file() and not out.is_symlink() else None
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from verifylib import APP, HERE, grade, pristine, run_agent_code, seed
+from verifylib import APP, HERE, agent_dir, grade, pristine, run_agent_code, seed
 
 orig = pristine()
 script = APP / "bin" / "report.sh"
@@ -24,7 +24,7 @@ def fresh_dataset(other_seed):
 
 def run_on(dataset):
     """The agent's script run inside a copy of a dataset; True when it prints that dataset's expected output."""
-    work = Path(tempfile.mkdtemp(prefix="mm-report-run-"))
+    work = agent_dir("mm-report-run-")
     shutil.copytree(dataset / "data", work / "data")
     (work / "bin").mkdir()
     shutil.copy(script, work / "bin" / "report.sh")

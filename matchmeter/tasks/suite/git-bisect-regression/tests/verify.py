@@ -13,7 +13,7 @@ import types
 import unittest
 from pathlib import Path
 
-from verifylib import APP, GIT_SAFE, grade, pristine, read, run_agent_code
+from verifylib import APP, GIT_SAFE, agent_dir, grade, pristine, read, run_agent_code
 from verifylib import git as safe_git
 
 orig = pristine()
@@ -61,7 +61,7 @@ def on_top():
 def check_passes():
     if not on_top():
         return 0
-    work = Path(tempfile.mkdtemp(prefix="mm-bisect-head-")) / "calc"
+    work = agent_dir("mm-bisect-head-") / "calc"
     work.mkdir()
     pricing = git(repo, "show", "HEAD:pricing.py")
     if pricing is None:

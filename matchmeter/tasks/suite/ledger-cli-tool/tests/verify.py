@@ -3,19 +3,17 @@ stdout, the reported line numbers and exit codes against the spec in docs/ledger
 
 import random
 import re
-import subprocess
 import sys
-import tempfile
 from decimal import Decimal
 from pathlib import Path
 
-from verifylib import APP, grade, seed
+from verifylib import APP, agent_dir, grade, run_agent_code, seed
 
 rng = random.Random(seed() * 7919 + 17)
 ACCOUNTS = ["assets:bank:checking", "assets:bank:joint account", "assets:cash", "expenses:food:groceries",
             "expenses:food:eating out", "expenses:rent", "expenses:travel:rail", "income:salary",
             "income:gifts", "liabilities:credit card"]
-WORK = Path(tempfile.mkdtemp(prefix="mm-ledger-"))
+WORK = agent_dir("mm-ledger-")  # the agent's tool reads the ledgers written here
 
 
 def ledger(n_txns, faults=()):
@@ -60,7 +58,7 @@ def ledger(n_txns, faults=()):
 
 
 def run(*args):
-    proc = subprocess.run([sys.executable, "tools/ledger.py", *args], cwd=APP, capture_output=True, text=True, timeout=20)
+    proc = run_agent_code([sys.executable, "tools/ledger.py", *args], APP, timeout=20)
     return proc.returncode, proc.stdout, proc.stderr
 
 
