@@ -114,16 +114,14 @@ class RunSpec:
         execute = get_executor(self.executor)
         backend = get_backend(self.backend, self.base_aliases)
         if self.executor == "ray":  # each node checks its own engine's images (aliases applied) at its first trial
-            importlib.import_module(execute.__module__).preflight_cluster(self.ray_address, self.backend, self.tasks,
-                                                                          self.base_aliases)
+            importlib.import_module(execute.__module__).preflight_cluster(self.ray_address, backend, self.tasks)
         else:
             backend.preflight()
             check_environments(backend, self.tasks)  # a FROM that is not local: one line, before anything is stored
-        builds_images = getattr(backend, "builds_images", None)
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
             if self.executor != "ray":  # a Ray node fetches its CLIs itself, from where it runs
-                preflight_install(configuration, builds_images is not None and bool(builds_images()))
+                preflight_install(configuration, backend.builds_images())
         check_sim_personas(self.configurations)
         preflight_models(model_endpoints(self.configurations))
         return Preflighted(self, backend)
@@ -142,7 +140,7 @@ class Preflighted:
         store = RunStore(spec.out)
         store.claim()
         run_id = bind(store)
-        prune_leftovers(self.backend.name, run_id)  # what a kill -9 of an earlier process of this run left
+        self.backend.prune(run_id)  # what a kill -9 of an earlier process of this run left
         ledger = spend_ledger(store, spec.spend_cap_usd)
         with contextlib.ExitStack() as stack:
             if stub_url is None:
@@ -205,24 +203,6 @@ def spend_ledger(store: RunStore, cap_usd: float | None) -> RunLedger | None:
     from matchmeter.llm.spend import SpendLedger
 
     return SpendLedger(store.root / "spend.json", cap_usd)
-
-
-def prune_leftovers(backend: str, run_id: str) -> None:
-    """Remove what a killed earlier process of this run left: containers, temp workspaces, local processes.
-
-    Sandboxes are labelled with the run id, so only this run's leftovers are touched.
-    """
-    from matchmeter.runner.sandbox import policy
-
-    if backend == "local":
-        from matchmeter.runner.sandbox.local import prune_processes
-
-        prune_processes(run_id)
-    policy.prune_workspaces(run_id)
-    if backend == "docker":
-        from matchmeter.runner.sandbox.baseimage import prune
-
-        prune(label=run_id)
 
 
 @contextlib.contextmanager

@@ -62,7 +62,6 @@ from matchmeter.runner.executor import (
     run_gateway,
 )
 from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
-from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, Environment
 from matchmeter.runner.store import RunStore
 from matchmeter.runner.trial import CancelScope
 from matchmeter.schema import ExecutionResult, TaskSpec
@@ -81,15 +80,6 @@ RAY_CLIENT_PREFIX = "ray://"
 def backend_resource(backend_name: str) -> str:
     """The custom resource a node declares to run trials in a backend (`ray start --resources`)."""
     return f"backend_{backend_name}"
-
-
-def needs_engine(task: TaskSpec, backend_name: str, aliases: dict[str, str]) -> bool:
-    """Whether a node needs a Docker engine to run this task: bwrap builds and exports the task's image
-    unless its Dockerfile is nothing but FROM the base (aliases applied). A docker node is an engine."""
-    if backend_name != "bwrap":
-        return False
-    env = Environment(Path(task.path) / "environment", task.environment.dockerfile, aliases)
-    return env.plain != BASE_IMAGE
 
 
 @dataclass
@@ -123,18 +113,18 @@ def execute_plan(
     cluster's HOST:PORT (None: $RAY_ADDRESS, else this node's cluster)."""
     stats = stats if stats is not None else RayStats()
     backend_name = backend.name
-    aliases: dict[str, str] = dict(getattr(backend, "base_aliases", None) or {})  # --base-alias, for every node
+    aliases = dict(backend.base_aliases)  # --base-alias, for every node
     store.clean_partials({item.key for item in plan})
     finished = store.finished_keys()
     todo = [item for item in plan if item.key not in finished]
     if not todo:
         return []
     with connected(address):
-        cpus = _check_placement([item.task for item in todo], backend_name, address, aliases)
+        cpus = _check_placement([item.task for item in todo], backend, address)
         bank = _spend_bank(spend_ledger)
         tasks = {item.task.digest: item.task for item in todo}
         task_refs = {digest: ray.put(_pack_dir(Path(task.path))) for digest, task in tasks.items()}
-        engine = {digest: needs_engine(task, backend_name, aliases) for digest, task in tasks.items()}
+        engine = {digest: backend.needs_engine_for(task) for digest, task in tasks.items()}
         api_base = api_base_for or (lambda _item: None)
         resource = backend_resource(backend_name)
         # Enough queued work that every node stays busy; Ray's resource check decides what runs where.
@@ -157,11 +147,10 @@ def execute_plan(
                 ray.kill(bank)
 
 
-def preflight_cluster(address: str | None, backend_name: str, tasks: list[TaskSpec],
-                      aliases: dict[str, str] | None = None) -> None:
+def preflight_cluster(address: str | None, backend: SandboxBackend, tasks: list[TaskSpec]) -> None:
     """Before a run directory is written: the cluster answers, and some live node can place every task."""
     with connected(address):
-        _check_placement(tasks, backend_name, address, aliases or {})
+        _check_placement(tasks, backend, address)
 
 
 @contextlib.contextmanager
@@ -215,10 +204,11 @@ def environ_restored() -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | None,
-                     aliases: dict[str, str]) -> float:
+def _check_placement(tasks: list[TaskSpec], backend: SandboxBackend, address: str | None) -> float:
     """Refuse before anything runs: no node offers the backend, none fits a task's CPU/memory, or none of
-    those that fit has the Docker engine the task's image needs. Returns the CPUs of the nodes offering it."""
+    those that fit has the Docker engine the task's image needs (the backend's `needs_engine_for`, its
+    --base-alias map applied). Returns the CPUs of the nodes offering it."""
+    backend_name = backend.name
     resource = backend_resource(backend_name)
     nodes = [n for n in ray.nodes() if n.get("Alive")]  # type: ignore[no-untyped-call]  # ray leaves nodes() unannotated
     offering = [n["Resources"] for n in nodes if n["Resources"].get(resource, 0) >= 1]
@@ -234,7 +224,7 @@ def _check_placement(tasks: list[TaskSpec], backend_name: str, address: str | No
             raise UserError(f"task {task.id} needs {env.cpus:g} CPUs and {env.memory_mb} MB, and no Ray node with"
                             f" the {backend_name!r} backend has that much", where,
                             "add a bigger worker node, or run that task with the local executor")
-        if needs_engine(task, backend_name, aliases) and not any(r.get(ENGINE_RESOURCE, 0) >= 1 for r in fit):
+        if backend.needs_engine_for(task) and not any(r.get(ENGINE_RESOURCE, 0) >= 1 for r in fit):
             raise UserError(f"task {task.id} runs in an image built from its Dockerfile, and no Ray node with the"
                             f" {backend_name!r} backend and {env.cpus:g} CPUs / {env.memory_mb} MB declares a Docker"
                             f" engine (resource {ENGINE_RESOURCE!r})", where,
@@ -377,7 +367,7 @@ class _RemoteLedger:
 
 
 # Per worker process: backends preflighted here, the gateway of the run this process serves.
-_BACKENDS: dict[str, Any] = {}
+_BACKENDS: dict[str, SandboxBackend] = {}
 _CHECKED: set[str] = set()
 _GATEWAY: dict[str, Any] = {}
 
@@ -419,7 +409,7 @@ def _trial_task(item: PlannedExecution, task_tar: bytes, run_id: str, plan_id: s
         shutil.rmtree(stage_root, ignore_errors=True)
 
 
-def _node_backend(name: str, aliases: dict[str, str]) -> Any:
+def _node_backend(name: str, aliases: dict[str, str]) -> SandboxBackend:
     """The backend with the run's --base-alias map, preflighted once per worker process (builds or finds the
     node's rootfs/image)."""
     key = f"{name}|{json.dumps(aliases, sort_keys=True)}"

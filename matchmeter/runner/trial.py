@@ -181,8 +181,7 @@ def _create_sandbox(req: TrialRequest) -> _Live:
     via_gateway = _uses_gateway(req) and in_sandbox_model
     # A CLI matchmeter installs runs from an image layer on the task image wherever the backend builds images (docker;
     # bwrap with an engine): then no host venv is shown to the sandbox.
-    builds_images = getattr(req.backend, "builds_images", None)
-    cli = cli_install(config) if install_spec(config) and builds_images is not None and builds_images() else None
+    cli = cli_install(config) if install_spec(config) and req.backend.builds_images() else None
     sandbox = req.backend.create(SandboxRequest(
         task_id=task.id, environment_dir=Path(task.path) / "environment", environment=task.environment,
         # With the gateway a CLI needs no network: its only way out is the gateway's socket.

@@ -366,7 +366,7 @@ def test_a_build_no_node_with_an_engine_fits_is_refused_at_placement(cluster, tm
     assert store.finished_keys() == set()
     # the same size with a Dockerfile that only starts FROM the base (through the alias) needs no engine
     (task / "environment" / "Dockerfile").write_text(f"FROM {ALIAS}\n")
-    preflight_cluster(cluster.address, "bwrap", load_tasks([task.parent]), {ALIAS: BASE_IMAGE})
+    preflight_cluster(cluster.address, get_backend("bwrap", {ALIAS: BASE_IMAGE}), load_tasks([task.parent]))
 
 
 def test_a_ray_client_address_is_one_line_and_exit_2(cluster, tmp_path):

@@ -147,8 +147,14 @@ class Sandbox(Protocol):
 
 
 class SandboxBackend(Protocol):
+    """Everything the runner asks of a backend: it never looks at a backend's name or beyond these members.
+
+    Made by `get_backend` as `cls(base_aliases=...)` (`BackendClass`); a backend that ignores Dockerfiles
+    keeps the map and ignores it."""
+
     name: str
     capabilities: SandboxCapabilities
+    base_aliases: dict[str, str]  # Dockerfile FROM reference -> local image (--base-alias); sent to every Ray node
 
     def preflight(self) -> None:
         """Raise UserError with a fix when the backend cannot run here (bwrap missing, no engine)."""
@@ -156,6 +162,34 @@ class SandboxBackend(Protocol):
 
     def create(self, request: SandboxRequest) -> Sandbox:
         """Create and start a sandbox; raises SandboxError."""
+        ...
+
+    def builds_images(self) -> bool:
+        """Whether task images and CLI layers are built here (an engine answers): then a CLI runs from its
+        image layer, not from a host venv shown read-only to the sandbox."""
+        ...
+
+    def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
+        """Preflight of one task's environment/Dockerfile: UserError (one line) when its image cannot be had
+        here (a FROM image that is not local, no engine to build it); nothing to check for a backend that
+        ignores Dockerfiles."""
+        ...
+
+    def needs_engine_for(self, task: TaskSpec) -> bool:
+        """Whether running this task needs a Docker engine on the node beside the backend itself (a Ray
+        node must declare one): bwrap builds and exports an image that is more than FROM the base."""
+        ...
+
+    def prune(self, label: str) -> int:
+        """Prune by label: remove what sandboxes made with this run label left after their runner was
+        killed (processes, temp workspaces, containers); how many things were removed."""
+        ...
+
+
+class BackendClass(Protocol):
+    """The one constructor shape of every registered backend."""
+
+    def __call__(self, base_aliases: dict[str, str] | None = None) -> SandboxBackend:
         ...
 
 
@@ -169,18 +203,17 @@ BACKENDS: dict[str, str] = {
 def check_environments(backend: SandboxBackend, tasks: list[TaskSpec]) -> None:
     """Preflight every task's environment/Dockerfile once: a FROM image that is not local, or (bwrap) an
     image that cannot be built here, is a UserError before anything is stored."""
-    check = getattr(backend, "check_environment", None)
     seen: set[tuple[Path, str]] = set()
     for task in tasks:
         where = (Path(task.path) / "environment", task.environment.dockerfile)
-        if check is not None and where not in seen:
+        if where not in seen:
             seen.add(where)
-            check(task.id, *where)
+            backend.check_environment(task.id, *where)
 
 
 def get_backend(name: str, base_aliases: dict[str, str] | None = None) -> SandboxBackend:
     """Instantiate a backend by short name (imports it lazily); `base_aliases` maps Dockerfile FROM
-    references to local images (--base-alias; the local backend ignores Dockerfiles)."""
+    references to local images (--base-alias)."""
     if name not in BACKENDS:
         raise UserError(
             f"unknown sandbox backend {name!r}", "--backend", f"choose one of: {', '.join(sorted(BACKENDS))}"
@@ -190,6 +223,5 @@ def get_backend(name: str, base_aliases: dict[str, str] | None = None) -> Sandbo
         module = importlib.import_module(module_name)
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise UserError(f"backend {name!r} cannot be imported: {exc}", "--backend", "pip install matchmeter") from exc
-    cls = getattr(module, cls_name)
-    backend: SandboxBackend = cls(base_aliases=base_aliases) if name != "local" else cls()
-    return backend
+    cls: BackendClass = getattr(module, cls_name)
+    return cls(base_aliases=base_aliases)

@@ -43,6 +43,7 @@ from typing import Any
 
 from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import (
+    BackendClass,
     ExecResult,
     SandboxCapabilities,
     SandboxRequest,
@@ -53,6 +54,7 @@ from matchmeter.runner.sandbox import (
     rootfs,
 )
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
+from matchmeter.schema import TaskSpec
 
 NSENTER_NAMESPACES = ("--mount", "--net", "--pid", "--ipc", "--uts")
 START_TIMEOUT_S = 10.0
@@ -414,6 +416,16 @@ class BwrapBackend:
                 self._engine_answers = False
         return self._engine_answers
 
+    def needs_engine_for(self, task: TaskSpec) -> bool:
+        """An image that is more than FROM the base (aliases applied) is built and exported with an engine."""
+        env = baseimage.Environment(Path(task.path) / "environment", task.environment.dockerfile, self.base_aliases)
+        return env.plain != baseimage.BASE_IMAGE
+
+    def prune(self, label: str) -> int:
+        """The temp trees of this label's sandboxes (their processes died with the killed runner: bwrap
+        --die-with-parent)."""
+        return policy.prune_workspaces(label)
+
     def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
         """Preflight of one task: a Dockerfile that does more than `FROM` the base needs its image built (or
         exported before); UserError when no engine answers or a FROM image is not local."""
@@ -466,3 +478,6 @@ class BwrapBackend:
             sandbox.destroy()
             raise
         return sandbox
+
+
+_BACKEND_CLASS: BackendClass = BwrapBackend  # mypy --strict proves the class is a SandboxBackend

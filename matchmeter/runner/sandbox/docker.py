@@ -29,6 +29,7 @@ from typing import Any
 
 from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import (
+    BackendClass,
     ExecResult,
     SandboxCapabilities,
     SandboxRequest,
@@ -37,6 +38,7 @@ from matchmeter.runner.sandbox import (
     policy,
 )
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
+from matchmeter.schema import TaskSpec
 
 # $1.. = timeout -s KILL T bash -c COMMAND; output goes to a file so background children cannot hold
 # the exec stream open, then the file is printed and the command's status returned. The wrapper's own
@@ -328,7 +330,7 @@ class DockerBackend:
     name = "docker"
     capabilities = DockerSandbox.capabilities
 
-    def __init__(self, console: Any = None, base_aliases: dict[str, str] | None = None) -> None:
+    def __init__(self, base_aliases: dict[str, str] | None = None, console: Any = None) -> None:
         self.console = console
         self.base_aliases = dict(base_aliases or {})
         self._client: Any = None
@@ -348,6 +350,13 @@ class DockerBackend:
     def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
         """Preflight of one task: every FROM image is local (UserError naming the fixes otherwise)."""
         baseimage.Environment(environment_dir, dockerfile, self.base_aliases).check_bases(self._get_client())
+
+    def needs_engine_for(self, task: TaskSpec) -> bool:
+        return False  # a docker node is an engine
+
+    def prune(self, label: str) -> int:
+        """The containers labelled with this run label, and any temp tree of that label."""
+        return baseimage.prune(label=label) + policy.prune_workspaces(label)
 
     def create(self, request: SandboxRequest) -> DockerSandbox:
         import docker
@@ -422,3 +431,6 @@ def _stderr_console() -> Any:
     from rich.console import Console
 
     return Console(stderr=True)
+
+
+_BACKEND_CLASS: BackendClass = DockerBackend  # mypy --strict proves the class is a SandboxBackend

@@ -16,7 +16,8 @@ import signal
 from pathlib import Path
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import ExecResult, SandboxCapabilities, SandboxRequest, policy
+from matchmeter.runner.sandbox import BackendClass, ExecResult, SandboxCapabilities, SandboxRequest, policy
+from matchmeter.schema import TaskSpec
 
 log = logging.getLogger(__name__)
 MARKER_VAR = "MM_LOCAL_SANDBOX"
@@ -111,6 +112,9 @@ class LocalBackend:
     name = "local"
     capabilities = LocalSandbox.capabilities
 
+    def __init__(self, base_aliases: dict[str, str] | None = None) -> None:
+        self.base_aliases = dict(base_aliases or {})  # kept for the Ray nodes; Dockerfiles are ignored here
+
     def preflight(self) -> None:
         global _warned
         if not _warned:
@@ -119,3 +123,19 @@ class LocalBackend:
 
     def create(self, request: SandboxRequest) -> LocalSandbox:
         return LocalSandbox(request)
+
+    def builds_images(self) -> bool:
+        return False  # a CLI runs from its host venv
+
+    def check_environment(self, task_id: str, environment_dir: Path, dockerfile: str = "Dockerfile") -> None:
+        """Nothing to check: the local backend ignores Dockerfiles."""
+
+    def needs_engine_for(self, task: TaskSpec) -> bool:
+        return False
+
+    def prune(self, label: str) -> int:
+        """The processes (found by their marker) and temp trees of this label's sandboxes."""
+        return prune_processes(label) + policy.prune_workspaces(label)
+
+
+_BACKEND_CLASS: BackendClass = LocalBackend  # mypy --strict proves the class is a SandboxBackend
