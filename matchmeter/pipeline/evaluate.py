@@ -257,7 +257,7 @@ def render_evaluation(summary: EvaluationSummary, calibration: Path | None, cons
     if calibration is None:
         console.print("pass --calibration to print the condition tables (or run `matchmeter report`)")
         return
-    from matchmeter.report.condition_tables import write_run_tables
+    from matchmeter.report.registry import write_run_tables
     from matchmeter.report.render import render_tables
 
     out_dir = Path(summary.run_dir) / "tables"

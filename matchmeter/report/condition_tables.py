@@ -10,24 +10,19 @@ reason in the table notes, never silently.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from matchmeter.errors import UserError
 from matchmeter.metrics import conditions as cond
-from matchmeter.metrics.calibration import check_price_table, read_calibration
 from matchmeter.metrics.stats import ranks
-from matchmeter.metrics.table import load_results
-from matchmeter.report.inputs import make_context
 from matchmeter.report.labels import finish
-from matchmeter.report.render import write_tables
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     import pandas as pd
 
-    from matchmeter.report.inputs import ReportContext
+    from matchmeter.report.inputs import ReportContext, TableInputs
 
 
 def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str, pd.DataFrame]:
@@ -51,22 +46,15 @@ def build(ctx: ReportContext, n_draws: int = 10_000, seed: int = 0) -> dict[str,
     return out
 
 
-def write_run_tables(conditions_table: Path, calibration: Path, out_dir: Path, n_draws: int = 10_000,
-                     seed: int = 0, prices: Path | None = None) -> dict[str, pd.DataFrame]:
-    """The condition tables of one evaluate run (its conditions.parquet) on a frozen calibration, written by the
-    report's writer (`render.write_tables`): `evaluate --calibration` and `report` write the same files.
-    The run is read as `report` reads it (`metrics.table.load_results`: checked against its stored results,
-    re-priced with `prices`, which covers the executions adopted from other runs, and held to the
-    calibration's price table). Empty when the run holds no condition but Original."""
-    cal = read_calibration(calibration)
-    tables = load_results([conditions_table.parent], prices=prices)
-    check_price_table(cal, calibration, tables)
-    ctx = make_context(tables.frame, cal.cuts(), cal.alpha)
-    if ctx.conditions is None:
-        return {}
-    built = build(ctx, n_draws=n_draws, seed=seed)
-    write_tables(built, out_dir)
-    return built
+def registered(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    """The registry's builder of every condition table (report/registry.py): `build` runs once per report
+    (the tables share one condition report), each entry takes its own; None without conditions or data for it."""
+    if inputs.ctx.conditions is None:
+        return None
+    if "conditions" not in inputs.memo:
+        inputs.memo["conditions"] = build(inputs.ctx, n_draws=inputs.n_draws, seed=inputs.seed)
+    table: pd.DataFrame | None = inputs.memo["conditions"].get(key)
+    return table
 
 
 def _adapted(ctx: ReportContext, n_draws: int, seed: int) -> tuple[pd.DataFrame | None, str]:

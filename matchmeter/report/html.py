@@ -20,10 +20,10 @@ from matchmeter.errors import UserError
 from matchmeter.metrics.calibration import check_price_table, read_calibration
 from matchmeter.metrics.health import check_health
 from matchmeter.metrics.table import load_results
-from matchmeter.report import svg
+from matchmeter.report import registry, svg
 from matchmeter.report.inputs import task_context
+from matchmeter.report.registry import build_tables
 from matchmeter.report.render import format_cell, sim_label, write_tables
-from matchmeter.report.tables import build_tables
 from matchmeter.schema import utcnow
 
 if TYPE_CHECKING:
@@ -45,22 +45,6 @@ th{background:#f1f1f1;white-space:normal;max-width:110px;vertical-align:bottom}t
 .tag.sim{background:#b00020}.tag.untr{background:#b26a00}.tag.part{background:#5a3d99}
 .wide{overflow-x:auto}figure{margin:12px 0}figcaption{font-size:12px;color:#555}
 """
-
-# Section layout: (heading, plot builder key or None, table names in order).
-SECTIONS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("Configurations (Table 1)", "ams_bars", ("table1_configurations", "table1_leaders", "pass_k")),
-    ("Budget–quality curves", "budget_quality", ()),
-    ("Reward vs cost frontier", "frontier", ("frontier",)),
-    ("Per-task heat map", "heatmap", ()),
-    ("AMS component ablation (Table 2) and rank agreement", None,
-     ("table2_ablations", "spearman_ams_pass_rate", "core_fidelity")),
-    ("Description conditions (Tables 3 and 4)", "rank_shifts",
-     ("table3_conditions", "table3_adapted1", "rank_shifts", "table4_original_generic_self", "cross_only_improvements",
-      "conditions_per_pair")),
-    ("Efficiency and harness fairness", None, ("efficiency", "fairness")),
-    ("Transport", None, ("transport",)),
-)
-
 
 class ReportSummary(NamedTuple):
     html_path: Path
@@ -96,7 +80,7 @@ def html_table(df: pd.DataFrame, name: str) -> str:
 
 
 def plots(tables: Mapping[str, pd.DataFrame]) -> dict[str, str]:
-    """Every plot the tables support, keyed as in SECTIONS."""
+    """Every plot the tables support, keyed as registry.SECTIONS names them."""
     t1 = tables["table1_configurations"]
     colors = {c: svg.color(i) for i, c in enumerate(t1["configuration_id"])}
     out = {"ams_bars": svg.ams_bars(t1, colors), "budget_quality": svg.budget_quality(tables["budget_quality"], colors),
@@ -119,6 +103,8 @@ CAPTIONS = {
 def render_html(tables: Mapping[str, pd.DataFrame], calibration: Calibration, run_dirs: Sequence[Path],
                 generated_at: datetime | None = None) -> str:
     """The whole page as a string."""
+    if stray := sorted(set(tables) - {t.key for t in registry.TABLES}):  # would have no section: refuse, not drop
+        raise KeyError(f"report tables not registered in matchmeter/report/registry.py TABLES: {', '.join(stray)}")
     simulated = any(df.attrs.get("simulated") for df in tables.values())
     figures = plots(tables)
     when = (generated_at or utcnow()).strftime("%Y-%m-%d %H:%M UTC")
@@ -134,8 +120,8 @@ def render_html(tables: Mapping[str, pd.DataFrame], calibration: Calibration, ru
                  f"{escape(calibration.reference_digest[:16])} (α = {calibration.alpha:g}, "
                  f"{len(calibration.tasks)} tasks, price table {escape(calibration.price_table_id or 'unknown')}) · "
                  f"generated {when}</p>")
-    for heading, plot_key, names in SECTIONS:
-        present = [n for n in names if n in tables]
+    for heading, plot_key in registry.SECTIONS:
+        present = [t.key for t in registry.TABLES if t.section == heading and t.shown == "table" and t.key in tables]
         figure = figures.get(plot_key or "", "")
         if not present and not figure:
             continue

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from matchmeter.errors import UserError
 from matchmeter.metrics.coverage import coverage_gaps
@@ -184,3 +185,18 @@ def execution_cards(run_dirs: Sequence[Path], frame: pd.DataFrame,
                          "task_id": result.task_id, **card._asdict()})
             wanted.discard(exe.name)  # the same key stored in two runs counts once
     return pd.DataFrame(rows, columns=["execution_key", "configuration_id", "task_id", *EfficiencyCard._fields])
+
+
+@dataclass
+class TableInputs:
+    """What a report table's builder may use (report/registry.py): the context and `build_tables`' options."""
+
+    ctx: ReportContext
+    n_resamples: int = 1000
+    seed: int = 0
+    n_draws: int = 10_000
+    run_dirs: Sequence[Path] = ()
+    reference_paths: Mapping[str, Sequence[Sequence[str]]] | None = None
+    core_task_ids: Sequence[str] = ()
+    task_note: str = ""
+    memo: dict[str, Any] = field(default_factory=dict)  # work several builders share (the condition report)

@@ -26,10 +26,6 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
 
-# Long tables that belong in files and plots, not on a terminal.
-NOT_IN_TERMINAL = frozenset({"budget_quality", "per_task_reward", "conditions_per_pair"})
-
-
 def title_of(df: pd.DataFrame, name: str) -> str:
     """The title, with SIMULATED when every configuration in the table is simulated; a table mixing real and
     simulated configurations says that its SIMULATED rows are flagged (the `flags` column marks them)."""
@@ -71,13 +67,14 @@ def format_cell(value: Any, column: str = "") -> str:
     return str(value)
 
 
-def render_tables(tables: Mapping[str, pd.DataFrame], console: Console, skip: frozenset[str] = NOT_IN_TERMINAL) -> None:
+def render_tables(tables: Mapping[str, pd.DataFrame], console: Console, skip: frozenset[str] = frozenset()) -> None:
     """Print each table (a grid, or stacked rows when wider than the console: `report.terminal`): SIMULATED in
-    the title when the whole table is, in the flags of each row always; untrusted configurations named below."""
+    the title when the whole table is, in the flags of each row always; untrusted configurations named below.
+    Long tables that belong in files and plots (`terminal=False` in their registry entry) are left out."""
     from pandas.api.types import is_numeric_dtype
 
     for name, df in tables.items():
-        if name in skip:
+        if name in skip or not df.attrs.get("terminal", True):
             continue
         headers = [str(c) for c in df.columns]
         rows = [[format_cell(v, c) for v, c in zip(row, headers, strict=True)] for row in df.itertuples(index=False)]

@@ -1,6 +1,7 @@
 """The paper's tables as pandas DataFrames, built only from metrics functions over stored tables.
 
-`build_tables` returns an ordered dict name → DataFrame. Every table carries `attrs`: `title`,
+Each table has a builder here (`build_*`) that `report.registry` names; `registry.build_tables` returns an
+ordered dict name → DataFrame. Every table carries `attrs`: `title` (its registered one),
 `simulated` (any contributing row came from a `sim/` model), `simulated_all` (every one did: the table
 is labelled SIMULATED; a mixed table says its SIMULATED rows are flagged), `untrusted` (configurations
 with a failed anti-gaming check in this table), `trust` (configuration → trusted | UNTRUSTED | not
@@ -14,7 +15,6 @@ equal `matchmeter score` on the same Original runs. Condition tables live in `re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from matchmeter.metrics import ams
@@ -22,15 +22,13 @@ from matchmeter.metrics.conditions import core_fidelity as fidelity
 from matchmeter.metrics.fairness import fairness_table
 from matchmeter.metrics.stats import cost_of_pass, pass_k_table, quality_cost_frontier, rank_agreement
 from matchmeter.metrics.transport import escaped_mismatches, transport_table
-from matchmeter.report import condition_tables
-from matchmeter.report.inputs import execution_cards, make_context
+from matchmeter.report.inputs import execution_cards
 from matchmeter.report.labels import finish
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from matchmeter.metrics.calibration import Calibration
-    from matchmeter.report.inputs import ReportContext
+    from matchmeter.report.inputs import ReportContext, TableInputs
 
 def _passed(df: pd.DataFrame) -> pd.Series:
     return (df["reward"].astype(float) >= 1.0).astype(float)
@@ -241,41 +239,64 @@ def core_fidelity(ctx: ReportContext, core_task_ids: Sequence[str]) -> pd.DataFr
     return finish(pd.DataFrame([row]), ctx, "core_fidelity", all_configs=True)
 
 
-# ------------------------------------------------------------------ entry point
+# ------------------------------------------------------------------ builders (report.registry names them)
 
 
-def build_tables(frame: pd.DataFrame, calibration: Calibration, *, alpha: float | None = None,
-                 reference_paths: Mapping[str, Sequence[Sequence[str]]] | None = None,
-                 run_dirs: Sequence[Path] = (), core_task_ids: Sequence[str] = (), n_resamples: int = 1000,
-                 seed: int = 0, n_draws: int = 10_000, task_note: str = "",
-                 allow_partial: bool = False) -> dict[str, pd.DataFrame]:
-    """Every table the data supports, in report order (see the module docstring for the labels).
+def _two_scored(inputs: TableInputs, built: Mapping[str, pd.DataFrame]) -> bool:
+    t1 = built["table1_configurations"]
+    return bool(inputs.ctx.original["configuration_id"].nunique() >= 2 and t1["ams"].notna().sum() >= 2)
 
-    `frame` is a validated results table (`metrics.table.load_results(...).frame`); the efficiency
-    card needs `run_dirs` (stored trajectories) and `reference_paths` (task id → command lists).
-    """
-    ctx = make_context(frame, calibration.cuts(), calibration.alpha if alpha is None else alpha, allow_partial)
-    t1 = table1(ctx, n_resamples, seed)
-    tables = {"table1_configurations": t1, "table1_leaders": leaders(t1, ctx)}
-    pk = pass_k(ctx)
-    if pk is not None:
-        tables["pass_k"] = pk
-    if ctx.original["configuration_id"].nunique() >= 2 and t1["ams"].notna().sum() >= 2:
-        tables["table2_ablations"] = ablations(ctx)
-        tables["spearman_ams_pass_rate"] = spearman_vs_pass_rate(t1, ctx)
-    tables["budget_quality"] = budget_quality(ctx)
-    tables["frontier"] = frontier(t1, ctx)
-    tables["per_task_reward"] = per_task_reward(ctx, list(t1["configuration_id"]))
-    cards = execution_cards(run_dirs, ctx.original, reference_paths) if reference_paths and run_dirs else None
+
+def build_table1(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return table1(inputs.ctx, inputs.n_resamples, inputs.seed)
+
+
+def build_leaders(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return leaders(built["table1_configurations"], inputs.ctx)
+
+
+def build_pass_k(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return pass_k(inputs.ctx)
+
+
+def build_budget_quality(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return budget_quality(inputs.ctx)
+
+
+def build_frontier(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return frontier(built["table1_configurations"], inputs.ctx)
+
+
+def build_per_task_reward(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return per_task_reward(inputs.ctx, list(built["table1_configurations"]["configuration_id"]))
+
+
+def build_ablations(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return ablations(inputs.ctx) if _two_scored(inputs, built) else None
+
+
+def build_spearman(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return spearman_vs_pass_rate(built["table1_configurations"], inputs.ctx) if _two_scored(inputs, built) else None
+
+
+def build_core_fidelity(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return core_fidelity(inputs.ctx, inputs.core_task_ids)
+
+
+def build_efficiency(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    """The efficiency card, or (no stored trajectory with reference paths) a note on Table 1 saying why not."""
+    cards = (execution_cards(inputs.run_dirs, inputs.ctx.original, inputs.reference_paths)
+             if inputs.reference_paths and inputs.run_dirs else None)
     if cards is not None and len(cards):
-        tables["efficiency"] = efficiency(cards, ctx, note=task_note)
-    else:
-        t1.attrs["notes"].append("efficiency card left out: " + (
-            task_note or "no stored trajectory with reference paths for these executions"))
-    tables["fairness"] = fairness(ctx)
-    for name, table in (("transport", transport(ctx)), ("core_fidelity", core_fidelity(ctx, core_task_ids))):
-        if table is not None:
-            tables[name] = table
-    if ctx.conditions is not None:
-        tables.update(condition_tables.build(ctx, n_draws=n_draws, seed=seed))
-    return tables
+        return efficiency(cards, inputs.ctx, note=inputs.task_note)
+    built["table1_configurations"].attrs["notes"].append("efficiency card left out: " + (
+        inputs.task_note or "no stored trajectory with reference paths for these executions"))
+    return None
+
+
+def build_fairness(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
+    return fairness(inputs.ctx)
+
+
+def build_transport(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return transport(inputs.ctx)

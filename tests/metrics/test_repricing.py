@@ -133,7 +133,7 @@ def test_evaluate_tables_re_price_adopted_executions(tmp_path, runs):
     condition tables re-price both with the file, so U is compared under both conditions (old code: U left
     out of Original, kept in Generic)."""
     from matchmeter.metrics.calibration import calibrate_runs
-    from matchmeter.report.condition_tables import write_run_tables
+    from matchmeter.report.registry import write_run_tables
 
     mine, ref, user, unpriced = runs
     cal = tmp_path / "cal.json"

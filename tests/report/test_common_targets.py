@@ -14,7 +14,7 @@ from matchmeter.metrics import conditions as cond
 from matchmeter.metrics.calibration import calibrate
 from matchmeter.metrics.synthetic import synthetic_conditions
 from matchmeter.metrics.table import validate_results
-from matchmeter.report.tables import build_tables
+from matchmeter.report.registry import build_tables
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from matchmeter.metrics import conditions as cond
 from matchmeter.metrics.calibration import calibrate
 from matchmeter.metrics.synthetic import synthetic_conditions
 from matchmeter.metrics.table import validate_results
-from matchmeter.report.tables import build_tables
+from matchmeter.report.registry import build_tables
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +114,7 @@ def test_evaluate_and_report_write_the_same_condition_tables_through_one_writer(
     from matchmeter.pipeline.evaluate import EvaluationSummary, render_evaluation
     from matchmeter.report import condition_tables
     from matchmeter.report.inputs import make_context
+    from matchmeter.report.registry import titled
     from matchmeter.report.render import write_tables
 
     df, cal, _ = evaluated
@@ -126,7 +127,7 @@ def test_evaluate_and_report_write_the_same_condition_tables_through_one_writer(
     console = Console(record=True, width=200)
     render_evaluation(summary, cal_path, console)
     report_dir = tmp_path / "report-tables"
-    expected = write_tables(condition_tables.build(make_context(df, cal.cuts(), cal.alpha)), report_dir)
+    expected = write_tables(titled(condition_tables.build(make_context(df, cal.cuts(), cal.alpha))), report_dir)
     assert sorted(p.name for p in (run_dir / "tables").iterdir()) == sorted(p.name for p in expected)
     for path in expected:
         assert (run_dir / "tables" / path.name).read_text() == path.read_text(), path.name
@@ -138,7 +139,7 @@ def test_evaluate_and_report_write_the_same_condition_tables_through_one_writer(
 
 def test_an_evaluate_run_with_only_original_writes_no_condition_tables(evaluated, tmp_path):
     from matchmeter.metrics.calibration import write_calibration
-    from matchmeter.report.condition_tables import write_run_tables
+    from matchmeter.report.registry import write_run_tables
 
     df, cal, _ = evaluated
     path = tmp_path / "conditions.parquet"

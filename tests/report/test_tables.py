@@ -17,8 +17,8 @@ from matchmeter.metrics.calibration import calibrate, read_calibration
 from matchmeter.metrics.scoring import score_runs
 from matchmeter.metrics.table import load_results, validate_results
 from matchmeter.report.inputs import task_context
+from matchmeter.report.registry import build_tables
 from matchmeter.report.render import write_tables
-from matchmeter.report.tables import build_tables
 from tests.metrics.fixtures import reference_table, row, scored_table
 
 
