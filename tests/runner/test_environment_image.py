@@ -7,6 +7,7 @@ per image key; a FROM that is not local is one clear line and a non-zero exit be
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import secrets
@@ -32,7 +33,9 @@ BOTH = [pytest.param("bwrap", marks=[pytest.mark.bwrap, pytest.mark.docker]),
 @pytest.fixture(autouse=True)
 def own_rootfs_cache(tmp_path, monkeypatch):
     """This test's image exports go to its own cache dir (a fresh key each time would fill the machine's),
-    beside a link to the machine's base root filesystem; its task images are removed afterwards."""
+    beside a link to the machine's base root filesystem; its task images are removed afterwards — only its own:
+    each test's task has a name of its own (`_task_name`), since the module's tests run on several workers at once
+    and removing every `env-task` image removed one that another test was still exporting for bwrap."""
     cache = tmp_path / "rootfs"
     cache.mkdir()
     base = rootfs.base_rootfs_path()
@@ -41,14 +44,21 @@ def own_rootfs_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MATCHMETER_ROOTFS_DIR", str(cache))
     yield
     if shutil.which("docker"):
-        names = subprocess.run(["docker", "images", "-q", "matchmeter-task-env-task"], capture_output=True, text=True)
+        names = subprocess.run(["docker", "images", "-q", f"matchmeter-task-{_task_name(tmp_path)}"],
+                               capture_output=True, text=True)
         if names.stdout.split():
             subprocess.run(["docker", "rmi", "-f", *set(names.stdout.split())], capture_output=True)
 
 
-def _task(tmp_path: Path, dockerfile: str, name: str = "env-task") -> Path:
-    """The copy-file task with its own Dockerfile; a random token keeps each test's image key fresh."""
-    task_dir = write_task(tmp_path / "tasks", name)
+def _task_name(tmp_path: Path) -> str:
+    """The test's own task id, so its images are `matchmeter-task-env-task-<6 hex>:<key>` and no other test's."""
+    return f"env-task-{hashlib.sha256(str(tmp_path).encode()).hexdigest()[:6]}"
+
+
+def _task(tmp_path: Path, dockerfile: str, test_tmp: Path | None = None) -> Path:
+    """The copy-file task with its own Dockerfile; a random token keeps each test's image key fresh, the name
+    (from the test's own tmp_path, `test_tmp` when `tmp_path` is below it) keeps its images its own."""
+    task_dir = write_task(tmp_path / "tasks", _task_name(test_tmp or tmp_path))
     (task_dir / "environment" / "Dockerfile").write_text(dockerfile.replace("TOKEN", secrets.token_hex(6)))
     return task_dir
 
@@ -197,7 +207,7 @@ def test_image_rootfs_is_exported_once_for_concurrent_and_later_trials(tmp_path,
     root = rootfs.image_rootfs_path(Environment(task_dir / "environment").key)
     assert roots == [root] * 3
     assert rootfs.is_complete(root)
-    assert json.loads((root / rootfs.MARKER).read_text())["image"].startswith("matchmeter-task-env-task:")
+    assert json.loads((root / rootfs.MARKER).read_text())["image"].startswith("matchmeter-task-env-task-")
     later = get_backend("bwrap").create(_request(task_dir))  # a new backend (a new run) reuses the export
     later.destroy()
     assert len(exports) == 1
@@ -216,7 +226,7 @@ def test_bwrap_without_an_engine_refuses_a_task_that_needs_its_image(tmp_path):
     assert "no Docker engine answers" in lines[0]
     assert "environment/Dockerfile" in lines[0]
     # a Dockerfile that only starts FROM the base still runs on the base root filesystem
-    plain = _task(tmp_path / "plain", "# TOKEN\nFROM matchmeter-base:latest\n")
+    plain = _task(tmp_path / "plain", "# TOKEN\nFROM matchmeter-base:latest\n", test_tmp=tmp_path)
     ok = _cli("run", "--out", str(tmp_path / "run-plain"), "--tasks", str(plain), "--agent", "oracle",
               "--backend", "bwrap", "--quiet", "--json", env=dead)
     assert ok.returncode == 0, ok.stdout + ok.stderr

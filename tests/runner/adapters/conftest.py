@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents import AGENTS
 from matchmeter.runner.agents.adapters import cli_install
@@ -91,14 +93,18 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
                   options: dict[str, str] | None = None) -> LiveRun:
     """One full trial of the copy-file task with `agent` pointed at a scripted loopback stub."""
     task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=240))
-    with StubServer(replies) as stub:
+    # An isolated sandbox reaches its model only through the gateway, as in every real run: a network-on bwrap
+    # sandbox has no route to the host's loopback, where the stub listens (sandbox/netns.py). The unisolated
+    # local backend keeps the CLI's direct road to the stub, which the key-handling tests read.
+    with StubServer(replies) as stub, contextlib.ExitStack() as stack:
+        gateway = None if backend == "local" else stack.enter_context(Gateway(socket_path=tmp_path / "gw.sock"))
         config = Configuration(id=f"{model}+{agent}", model=model,
                                agent=AgentSpec(name=agent, options={"api_base": stub.api_base, **(options or {})}))
         logs = tmp_path / "logs"
         outcome = run_trial(TrialRequest(
             run_id="adapters-test", execution_key=f"k-{agent}", configuration=config, task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            logs_dir=logs, allow_incompatible=allow_incompatible,
+            logs_dir=logs, allow_incompatible=allow_incompatible, api_base=stub.api_base, gateway=gateway,
         ))
         return LiveRun(outcome, stub.stats.to_json(), logs)
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 
+from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.sim import build_plan, sim_api_base
 from matchmeter.llm.stub_server import StubServer
@@ -55,11 +56,12 @@ def test_mini_follows_the_sim_plan_and_accounts_the_stub_usage(clis, tmp_path, p
         assert [a.kind for a in plan] == ["noformat", "command", "command", "submit"]
     config = Configuration(id=f"sim/{persona}+mini-swe-agent", model=f"sim/{persona}",
                            agent=AgentSpec(name="mini-swe-agent"))
-    with StubServer(tasks={task.id: task}) as stub:
+    # Through the gateway, as every real run: a bwrap sandbox has no route to the host's loopback (netns.py).
+    with StubServer(tasks={task.id: task}) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
         outcome = run_trial(TrialRequest(
             run_id="sim-mini", execution_key=f"k-{persona}", configuration=config, task=task,
             description=description, seed=seed, attempt=0, backend=get_backend("bwrap"),
-            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, seed)))
+            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, seed), gateway=gateway))
         stats = stub.stats.to_json()
     result, trajectory = outcome.result, outcome.trajectory
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
