@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from matchmeter.cli import main
+from tests.helpers.cli_inprocess import cli
 from tests.helpers.warm_cli import run_matchmeter
 from tests.metrics.fixtures import reference_table, row, scored_table
 
@@ -20,14 +19,6 @@ def run_dir(root, name, df, price_table_id="prices-2026-01"):
     df.to_parquet(path / "results.parquet", index=False)
     (path / "manifest.json").write_text(json.dumps({"run_id": name, "price_table_id": price_table_id}))
     return path
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 @pytest.fixture

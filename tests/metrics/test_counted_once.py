@@ -7,22 +7,13 @@ An evaluation directory that adopted a run's executions (`evaluate --reuse`) hol
 from __future__ import annotations
 
 import json
-import sys
 
 import pandas as pd
 import pytest
 
-from matchmeter.cli import main
 from matchmeter.metrics.table import load_results
+from tests.helpers.cli_inprocess import cli
 from tests.metrics.fixtures import reference_table
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def keyed_reference() -> pd.DataFrame:

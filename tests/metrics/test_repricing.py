@@ -6,24 +6,15 @@ scorable is refused with the reason instead of printed empty."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pandas as pd
 import pytest
 
-from matchmeter.cli import main
 from matchmeter.llm.pricing import PriceTable
+from tests.helpers.cli_inprocess import cli
 from tests.metrics.fixtures import reference_table
 
 MINE = 'table_id = "mine"\n[[price]]\npattern = "mine-model"\ninput = 2.0\ncached_input = 0.0\noutput = 2.0\nreasoning = 2.0\n'
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def priced(df: pd.DataFrame, models: dict[str, str], usd_per_m: float | None) -> pd.DataFrame:

@@ -7,26 +7,17 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from matchmeter.cli import main
 from matchmeter.metrics.synthetic import synthetic_conditions
+from tests.helpers.cli_inprocess import cli
 from tests.helpers.warm_cli import run_matchmeter
 from tests.metrics.fixtures import reference_table, scored_table
 
 EXTERNAL = re.compile(r"https?:|//[a-z0-9.-]+\.[a-z]{2,}|\bsrc\s*=|\bhref\s*=|url\(|@import|xmlns|<script|<link|<iframe",
                       re.IGNORECASE)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def run_dir(root, name, df):

@@ -5,25 +5,16 @@ than on the whole table."""
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from matchmeter.cli import main
+from tests.helpers.cli_inprocess import cli
 from tests.metrics.fixtures import reference_table, scored_table
 
 NAMES = {"A": "openai/gpt-4o-mini+bash", "B": "sim/expert+bash", "X": "claude-sonnet-4+claude-code",
          "Y": "sim/sloppy+bash"}
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def run_dir(root, name, df):

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from matchmeter.cli import main
 from matchmeter.errors import UserError
 from matchmeter.metrics import ams
 from matchmeter.metrics.calibration import calibrate, read_calibration
@@ -19,15 +17,8 @@ from matchmeter.metrics.table import load_results, validate_results
 from matchmeter.report.inputs import task_context
 from matchmeter.report.registry import build_tables
 from matchmeter.report.render import write_tables
+from tests.helpers.cli_inprocess import cli
 from tests.metrics.fixtures import reference_table, row, scored_table
-
-
-def cli(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "argv", ["matchmeter", *map(str, argv)])
-    with pytest.raises(SystemExit) as exc:
-        main()
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 def real_tables(real_runs, **kw):
