@@ -22,7 +22,8 @@ Shared code, one copy each, under the built-in suite's `_shared/` (shared_dir())
 when the verifier uses them (verify_support_files), setup scripts under `_shared/setup/` that a task names
 with `setup = "shared:<path>"`, setup modules `_shared/setup/*.py` that a setup script imports from its own
 directory (e.g. seedgit.py: `PYTHONPATH="$(dirname "$0")" python3 ...`), and check helpers under
-`_shared/checks/`. Every backend (bwrap, docker, local, a Ray worker) gets the setup files the same way: the
+`_shared/checks/`. A task directory holds regular files and directories only (check_regular_tree): a
+symbolic link or special file is refused at load, so every executor ships the same bytes. Every backend (bwrap, docker, local, a Ray worker) gets the setup files the same way: the
 runner uploads environment/ and beside it setup_files() (stage_setup does the same on the host), and runs
 the script there. Every shared file a task uses is part of its digest; `tasks export --format harbor`
 writes them into the exported task.
@@ -33,8 +34,10 @@ and `core` (a subset). Every problem is a UserError naming file, field, value an
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -45,7 +48,7 @@ from pydantic import Field, ValidationError
 from matchmeter.errors import UserError
 from matchmeter.schema import Inbound, TaskSpec
 from matchmeter.tasks.oracle import check_oracle
-from matchmeter.tasks.seeding import task_digest
+from matchmeter.tasks.seeding import SKIPPED_DIRS, task_digest
 from matchmeter.tasks.taskfile import read_task_toml, validate_spec
 
 INDEX_FILE = "index.toml"
@@ -184,16 +187,16 @@ def load_task(path: Path) -> TaskSpec:
     if not toml_path.is_file():
         raise UserError("task.toml is missing", str(path), "add task.toml (see matchmeter/tasks/loader.py)")
     data = read_task_toml(toml_path)
-    instruction_path = path / "instruction.md"
-    if not instruction_path.is_file():
-        raise UserError("instruction.md is missing", str(path), "write the task's description to instruction.md")
-    try:
-        instruction = instruction_path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"instruction.md is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
-                        str(instruction_path), "save it as UTF-8") from None
-    if not instruction.strip():
-        raise UserError("instruction.md is empty", str(instruction_path), "write the task's description")
+    if data.get("steps"):  # a multi-step task: each step's own instruction; the task's is them in order
+        for step in data["steps"]:
+            name = step.get("name")
+            if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+                raise UserError(f"task.toml: step name {name!r} is not a directory name", str(toml_path),
+                                "name each step after its directory under steps/")
+            step["instruction"] = _instruction(path / "steps" / name, f"steps/{name}/instruction.md")
+        instruction = "\n\n".join(step["instruction"] for step in data["steps"])
+    else:
+        instruction = _instruction(path, "instruction.md")
     spec = validate_spec({**data, "instruction": instruction}, toml_path)
     if spec.id != path.name:
         raise UserError(f"task.toml: id {spec.id!r} differs from its directory name {path.name!r}", str(toml_path),
@@ -201,8 +204,23 @@ def load_task(path: Path) -> TaskSpec:
     _check_semantics(spec, toml_path)
     spec = _without_default_setup(spec, path, "setup" in data.get("environment", {}))
     spec = spec.model_copy(update={"path": str(path.resolve())})
+    check_regular_tree(path)
     _check_files(spec)
     return spec.model_copy(update={"digest": task_digest(path, verify_support_files(spec))})
+
+
+def _instruction(folder: Path, label: str) -> str:
+    instruction_path = folder / "instruction.md"
+    if not instruction_path.is_file():
+        raise UserError(f"{label} is missing", str(folder), f"write the task's description to {label}")
+    try:
+        instruction = instruction_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{label} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})",
+                        str(instruction_path), "save it as UTF-8") from None
+    if not instruction.strip():
+        raise UserError(f"{label} is empty", str(instruction_path), "write the task's description")
+    return instruction
 
 
 def _check_semantics(spec: TaskSpec, toml_path: Path) -> None:
@@ -239,6 +257,27 @@ def _without_default_setup(spec: TaskSpec, path: Path, named: bool) -> TaskSpec:
     return spec.model_copy(update={"environment": spec.environment.model_copy(update={"setup": None})})
 
 
+def check_regular_tree(root: Path) -> None:
+    """Refuse a task directory holding a symbolic link or a special file (fifo, socket, device).
+
+    Every executor must ship the same bytes: the digest, the local upload, the Docker archive and the Ray
+    pack would each read a link their own way (skip it, copy it as a link, or follow it — a link to
+    /etc/passwd would ship the host's file to every node). Checked at load, so all executors see the
+    same refusal before anything runs."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        for name in [*dirnames, *sorted(filenames)]:
+            entry = Path(dirpath) / name
+            mode = entry.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                raise UserError(f"{entry.relative_to(root)} is a symbolic link (to {entry.readlink()});"
+                                " task files must be regular files", str(root),
+                                "replace the link with a copy of what it points to")
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise UserError(f"{entry.relative_to(root)} is not a regular file or directory (a fifo, socket or"
+                                " device)", str(root), "remove it from the task directory")
+
+
 def _check_files(spec: TaskSpec) -> None:
     files = task_files(spec)
     required = {
@@ -253,11 +292,22 @@ def _check_files(spec: TaskSpec) -> None:
             raise UserError(f"task.toml: environment.setup {setup!r} names no file under {shared_root}",
                             spec.path, f"name an existing script there, e.g. {SHARED_SETUP}quoting/write-bytes.sh")
         required.pop("environment setup script")
+    if spec.steps:  # each step has its own verifier (or the shared one) and its own oracle
+        required.pop("verifier")
+        for step in spec.steps:
+            root = Path(spec.path) / "steps" / step.name
+            if not (root / "tests" / "test.sh").is_file() and not (files.tests_dir / "test.sh").is_file():
+                raise UserError(f"step {step.name!r} has no verifier (steps/{step.name}/tests/test.sh or tests/test.sh)",
+                                spec.path, f"add steps/{step.name}/tests/test.sh")
+            if (root / "workdir").exists():
+                raise UserError(f"step {step.name!r}: steps/{step.name}/workdir (files staged before a step) is not "
+                                "supported", spec.path, "bake those files into environment/Dockerfile")
     for label, file in required.items():
         if file is not None and not file.is_file():
             rel = file.relative_to(spec.path)
             raise UserError(f"{label} {rel} is missing", spec.path, f"add {rel}")
-    check_oracle(spec, spec.path)
+    if not spec.steps:
+        check_oracle(spec, spec.path)
 
 
 # ------------------------------------------------------------------ suites
@@ -321,12 +371,21 @@ def load_tasks(paths: Sequence[Path], only: Sequence[str] = (), core: bool = Fal
     `only` keeps the listed ids; an unknown id is a UserError listing the valid ones.
     """
     dirs: list[Path] = []
+    named: list[Path] = []  # task directories passed directly: always loaded
     for path in [Path(p) for p in paths] or [builtin_suite_dir()]:
         if not path.exists():
             raise UserError(f"{path} does not exist", str(path), "pass a task directory or a suite directory")
-        dirs.extend([path] if is_task_dir(path) else suite_task_dirs(path, core=core))
+        if is_task_dir(path):
+            named.append(path)
+        else:
+            dirs.extend(suite_task_dirs(path, core=core))
+    # A suite's task directory is named by its task id (load_task refuses another name), so `only` picks the
+    # directories to read and digest: `run --task X` loads X, not the 120 tasks around it.
+    known = sorted({d.name for d in dirs})
+    if only:
+        dirs = [d for d in dirs if d.name in set(only)]
     tasks: dict[str, TaskSpec] = {}
-    for d in dirs:
+    for d in [*named, *dirs]:
         task = load_task(d)
         if task.id in tasks and tasks[task.id].path != task.path:
             raise UserError(f"task id {task.id!r} appears twice: {tasks[task.id].path} and {task.path}",
@@ -335,6 +394,7 @@ def load_tasks(paths: Sequence[Path], only: Sequence[str] = (), core: bool = Fal
     if only:
         unknown = [t for t in only if t not in tasks]
         if unknown:
-            raise UserError(f"unknown task id {unknown[0]!r}", "--task", f"choose from: {', '.join(sorted(tasks))}")
+            raise UserError(f"unknown task id {unknown[0]!r}", "--task",
+                            f"choose from: {', '.join(sorted({*known, *tasks}))}")
         return [tasks[t] for t in sorted(set(only))]
     return [tasks[t] for t in sorted(tasks)]

@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 # Byte-code caches appear next to verify.py when a test imports it on the host; they are not task content.
-_SKIPPED_DIRS = {"__pycache__", ".pytest_cache"}
+SKIPPED_DIRS = {"__pycache__", ".pytest_cache"}
 
 
 def script_env(seed: int, app: str, tests: str, logs: str) -> dict[str, str]:
@@ -25,7 +25,7 @@ def tree_files(root: Path) -> list[Path]:
     """Every regular file under root (symlinks not followed), sorted by relative POSIX path."""
     files = [
         p for p in root.rglob("*")
-        if p.is_file() and not p.is_symlink() and not _SKIPPED_DIRS.intersection(p.relative_to(root).parts)
+        if p.is_file() and not p.is_symlink() and not SKIPPED_DIRS.intersection(p.relative_to(root).parts)
     ]
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 

@@ -14,8 +14,11 @@ task.toml carries every TaskSpec field except `instruction` (instruction.md), `p
   and `[environment].build_timeout_sec` fill timeouts we do not set ourselves; `[environment]` maps
   `allow_internet`, `network_mode`, `memory` ("2G") and `memory_mb`, and ignores the keys in
   _HARBOR_ENV_IGNORED. `version`/`schema_version`, `source`, `[task]`, `[solution]` and `artifacts`
-  are ignored. Multi-step tasks (`steps`) and non-empty `env` tables are errors; so is any other
-  unknown key.
+  are ignored. Non-empty `env` tables are errors; so is any other unknown key.
+- A multi-step task (`[[steps]]`, Harbor 0.26) loads its steps in order: `name`, `min_reward`,
+  `agent.timeout_sec`, `verifier.timeout_sec` (a step's `artifacts` are ignored; other step keys are
+  errors), and `multi_step_reward_strategy` ("mean" by default, or "final"). The loader reads each
+  step's instruction from steps/<name>/instruction.md.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ _HARBOR_ENV_IGNORED = {"docker_image", "storage", "storage_mb", "gpus", "gpu_typ
                        "workdir", "healthcheck", "skills_dir", "allowed_hosts", "tpu"}
 _HARBOR_TOP_IGNORED = ("version", "schema_version", "source", "task", "solution", "artifacts")
 _HARBOR_PHASE_KEYS = {"timeout_sec", "env", "user", "network_mode", "allowed_hosts"}
+_STEP_KEYS = {"name", "min_reward", "agent", "verifier", "artifacts"}
 MATCHMETER_TABLE = "matchmeter"
 # What a Harbor task without matchmeter keys gets (documented in the module docstring and README).
 HARBOR_DEFAULTS: dict[str, Any] = {
@@ -75,9 +79,8 @@ def _table(raw: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
 
 def _from_harbor(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     raw = dict(raw)
-    if raw.get("steps"):
-        raise UserError("task.toml: multi-step tasks (steps) are not supported", str(path),
-                        "run it as separate single-step tasks")
+    steps = _harbor_steps(raw.pop("steps", None), path)
+    strategy = raw.pop("multi_step_reward_strategy", None)
     for key in _HARBOR_TOP_IGNORED:
         raw.pop(key, None)
     metadata = _table(raw, "metadata", path)
@@ -121,7 +124,40 @@ def _from_harbor(raw: dict[str, Any], path: Path) -> dict[str, Any]:
         raw["environment"] = _harbor_environment(env, timeouts, path)
     if timeouts:
         raw["timeouts"] = timeouts
+    if steps:
+        raw["steps"] = steps
+    if strategy is not None:
+        raw["multi_step_reward"] = strategy
     return raw
+
+
+def _harbor_steps(steps: Any, path: Path) -> list[dict[str, Any]]:
+    """Harbor's [[steps]] as TaskStep fields (instruction filled by the loader)."""
+    if steps is None:
+        return []
+    if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+        raise UserError(f"task.toml: steps must be an array of tables (got {steps!r:.80})", str(path),
+                        "write each step as [[steps]] with a name")
+    out = []
+    for i, step in enumerate(steps):
+        unknown = sorted(set(step) - _STEP_KEYS)
+        if unknown:
+            raise UserError(f"task.toml: steps[{i}].{unknown[0]} is not supported", str(path),
+                            f"remove it; a step accepts {', '.join(sorted(_STEP_KEYS))}")
+        item: dict[str, Any] = {"name": step.get("name"), "min_reward": step.get("min_reward")}
+        for table, ours in (("agent", "agent_s"), ("verifier", "verify_s")):
+            phase = step.get(table, {})
+            extra = sorted(set(phase) - {"timeout_sec"}) if isinstance(phase, dict) else ["(not a table)"]
+            if extra:
+                raise UserError(f"task.toml: steps[{i}].{table}.{extra[0]} is not supported", str(path),
+                                f"a step's [{table}] accepts timeout_sec only")
+            if phase.get("timeout_sec") is not None:
+                item[ours] = phase["timeout_sec"]
+        out.append(item)
+    names = [s["name"] for s in out]
+    if dup := sorted({n for n in names if isinstance(n, str) and names.count(n) > 1}):
+        raise UserError(f"task.toml: step name {dup[0]!r} is used twice", str(path), "give every step a unique name")
+    return out
 
 
 def _harbor_environment(env: dict[str, Any], timeouts: Any, path: Path) -> dict[str, Any]:

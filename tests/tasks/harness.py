@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from matchmeter.schema import TaskSpec
+from matchmeter.schema import TaskSpec, Trap
 from matchmeter.tasks.loader import builtin_suite_dir, stage_setup, task_files, verify_support_files
 from matchmeter.tasks.oracle import stage_oracle
 from matchmeter.tasks.seeding import script_env, task_digest, tree_files
@@ -267,6 +267,18 @@ def check_scripts(task: TaskSpec) -> dict[str, list[Path]]:
     checks = Path(task.path) / "checks"
     found = sorted(checks.glob("*.sh")) if checks.is_dir() else []
     return {kind: [p for p in found if p.name.startswith(f"{kind}-")] for kind in ("cheap", "alt")}
+
+
+def trap_cheap_script(trap: Trap) -> str:
+    """The checks/ script that ignores just this trap (tests/tasks/test_traps.py runs it on seeds 0-4)."""
+    return trap.cheap or f"cheap-trap-{trap.name}.sh"
+
+
+def trap_cheap_scripts(task: TaskSpec) -> set[str]:
+    """Every checks/ script test_traps.py runs as a trap's cheap shot: `cheap-trap-*.sh` and any a trap names."""
+    checks = Path(task.path) / "checks"
+    found = {p.name for p in checks.glob("cheap-trap-*.sh")} if checks.is_dir() else set()
+    return found | {trap_cheap_script(t) for t in task.traps}
 
 
 def _network_namespace() -> tuple[subprocess.Popen[str], list[str]]:

@@ -17,14 +17,16 @@ from pathlib import Path
 import pytest
 
 from matchmeter.tasks import load_tasks
-from tests.tasks.harness import Trial, check_scripts, snapshot_diff
+from tests.tasks.harness import Trial, check_scripts, snapshot_diff, trap_cheap_scripts
 
 CHEAP_MAX = 0.3
 SEEDS = (0, 1)
 REPLAY_SEEDS = (1, 2, 3, 4)
 TASKS = load_tasks([])
 BY_ID = {t.id: t for t in TASKS}
-CASES = [(t.id, kind, p.name) for t in TASKS for kind, paths in check_scripts(t).items() for p in paths]
+# A trap's cheap shot runs in tests/tasks/test_traps.py (seeds 0-4), not here too.
+CASES = [(t.id, kind, p.name) for t in TASKS for kind, paths in check_scripts(t).items() for p in paths
+         if p.name not in trap_cheap_scripts(t)]
 
 
 def _score(task_id: str, script: str, seed: int) -> tuple[float, str]:

@@ -54,9 +54,91 @@ def test_harbor_network_mode_and_allow_internet_map_to_network(tmp_path, extra, 
     assert load_task(copy_task(tmp_path, extra)).environment.network is expected
 
 
-def test_multi_step_harbor_task_is_one_clear_error(tmp_path):
-    with pytest.raises(UserError, match=r"multi-step tasks \(steps\) are not supported"):
-        load_task(copy_task(tmp_path, '\n[[steps]]\nname = "one"\n'))
+def test_multi_step_harbor_task_loads_its_steps_in_order():
+    task = load_task(Path(__file__).parent / "data" / "harbor-steps")
+    assert [(s.name, s.min_reward) for s in task.steps] == [("write", 1.0), ("extend", None)]
+    assert task.steps[1].instruction.startswith('Append the line "world"')
+    assert (task.multi_step_reward, task.instruction) == ("mean", "\n\n".join(s.instruction for s in task.steps))
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ('\n[[steps]]\nname = "one"\n', r"steps/one/instruction.md is missing"),
+    ('\n[[steps]]\nname = "one"\nhealthcheck = {}\n', r"steps\[0\].healthcheck is not supported"),
+    ('\n[[steps]]\nname = "a"\n[[steps]]\nname = "a"\n', r"step name 'a' is used twice"),
+])
+def test_a_bad_multi_step_task_is_one_clear_error(tmp_path, extra, message):
+    with pytest.raises(UserError, match=message):
+        load_task(copy_task(tmp_path, extra))
+
+
+def test_step_rewards_combine_and_gate_as_harbor_does():
+    """Harbor's mean: per key over the verified steps, a missing key 0; final: the last step's; min_reward:
+    a number gates `reward`, a table each key (missing = -inf)."""
+    from matchmeter.runner.steps import below_min_reward, combine
+    from matchmeter.schema import StepOutcome, TaskStep
+
+    task = load_task(Path(__file__).parent / "data" / "harbor-steps")
+    steps = [StepOutcome(name="a", rewards={"reward": 1.0}, verified=True),
+             StepOutcome(name="b", rewards={"reward": 0.5, "lines": 3.0}, verified=True),
+             StepOutcome(name="c", verified=False)]
+    assert combine(task, steps) == {"reward": 0.75, "lines": 1.5}
+    assert combine(task.model_copy(update={"multi_step_reward": "final"}), steps) == {"reward": 0.5, "lines": 3.0}
+    assert combine(task, steps[2:]) == {}
+    gate = TaskStep(name="a", min_reward={"lines": 2.0})
+    assert below_min_reward(gate, {"lines": 3.0}) is None
+    assert "lines=-inf below its min_reward 2" in str(below_min_reward(gate, {"reward": 1.0}))
+    assert below_min_reward(TaskStep(name="a", min_reward=1.0), {"reward": 0.5}) is not None
+
+
+def test_steps_go_on_after_an_agent_timeout_or_error_but_not_after_a_budget_or_endpoint_stop():
+    """Harbor's policy for a step's agent failure (grade, and go on when the verifier wrote a reward) for
+    agent_timeout and agent_error; the execution-wide budget and a failed endpoint stop the steps."""
+    from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, EndpointError
+    from matchmeter.runner.steps import stop_after
+    from matchmeter.schema import TaskStep
+
+    step, gated = TaskStep(name="a"), TaskStep(name="a", min_reward=1.0)
+    assert stop_after(step, AgentTimeout("agent deadline of 3s passed"), {"reward": 0.0}) is None
+    assert stop_after(step, AgentError("exit 1"), {"reward": 0.0}) is None
+    assert stop_after(gated, AgentTimeout("agent deadline of 3s passed"), {"reward": 1.0}) is None
+    assert "below its min_reward" in str(stop_after(gated, AgentTimeout("late"), {"reward": 0.5}))
+    assert stop_after(step, BudgetExceeded("tokens", 500, 400), {"reward": 1.0}) == \
+        "step 'a': budget_exceeded; later steps not run"
+    assert stop_after(step, EndpointError("down"), {"reward": 1.0}) == "step 'a': infra_error; later steps not run"
+
+
+def test_multi_key_and_multi_step_tasks_score_on_each_backend(mm_fixture_runs):
+    """matchmeter's oracle/nop on the Harbor-format fixtures, through `matchmeter run` (test_harbor_parity.py
+    shows Harbor itself gives the same keys and steps)."""
+    got = {key: (r.reward, r.rewards, [(s.name, s.rewards, s.n_actions) for s in r.steps], r.failure_mode)
+           for key, r in mm_fixture_runs.items()}
+    assert got == {
+        # no `reward` key: the scalar is the mean of the clamped keys; performance is kept as written
+        ("harbor-multikey", "oracle"): (1.0, {"correctness": 1.0, "performance": 1.5}, [], "none"),
+        ("harbor-multikey", "nop"): (0.0, {"correctness": 0.0, "performance": 0.0}, [], "none"),
+        # each step verified in the same sandbox; the combined reward is the per-key mean over the steps
+        ("harbor-steps", "oracle"): (1.0, {"reward": 1.0, "lines": 1.0},
+                                     [("write", {"reward": 1.0}, 1), ("extend", {"reward": 1.0, "lines": 2.0}, 1)],
+                                     "none"),
+        # step 1 misses its min_reward: step 2 never runs and is not part of the combination
+        ("harbor-steps", "nop"): (0.0, {"reward": 0.0}, [("write", {"reward": 0.0}, 0)], "none"),
+        # step 1's oracle sleeps past the step's 3 s deadline after writing the file: the step is still
+        # verified (1.0 meets its min_reward), step 2 runs, the combination is the same as without the timeout;
+        # the timeout scores the execution 0 (raw_verifier_reward keeps the combination's 1.0)
+        ("harbor-steps-timeout", "oracle"): (0.0, {"reward": 1.0, "lines": 1.0},
+                                             [("write", {"reward": 1.0}, 1),
+                                              ("extend", {"reward": 1.0, "lines": 2.0}, 1)], "agent_timeout"),
+        ("harbor-steps-timeout", "nop"): (0.0, {"reward": 0.0}, [("write", {"reward": 0.0}, 0)], "none"),
+    }
+    timed_out = mm_fixture_runs[("harbor-steps-timeout", "oracle")]
+    assert timed_out.raw_verifier_reward == 1.0
+    write, extend = timed_out.steps
+    assert "agent deadline of 3s passed" in (write.error or "")
+    assert write.verified
+    assert (extend.error, extend.verified) == (None, True)
+    assert timed_out.error == write.error
+    assert [p.phase for p in timed_out.phases] == ["setup", "agent:write", "verify:write", "agent:extend",
+                                                   "verify:extend"]
 
 
 def test_key_set_in_both_places_is_an_error(tmp_path):

@@ -19,18 +19,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from matchmeter.cli import app
-from matchmeter.runner.sandbox import baseimage
 from matchmeter.tasks.loader import builtin_suite_dir, load_task
+from tests.tasks.conftest import FAMILIES, HARBOR_FIXTURES, ROOT_TASK, STATE_FIXTURE
 from tests.tasks.test_harbor_real import HARBOR_PYTHON
-
-ROOT = Path(__file__).parents[2]
-FAMILIES = {"env-merge": "terminal", "bundle-decode-files": "skills", "checkout-funnel": "data-analysis",
-            "q-env-line-h1": "quoting"}
-STATE_FIXTURE = Path(__file__).parent / "data" / "harbor-state"
-OFFLINE_ENV = "tests.tasks.harbor_offline_env:OfflineDockerEnvironment"
 
 
 def _compose_missing() -> str | None:
@@ -47,101 +39,29 @@ def _compose_missing() -> str | None:
 
 
 COMPOSE_MISSING = _compose_missing()
-pytestmark = [
+# Every test that drives Harbor's own `harbor run` (here and test_harbor_parity.py) needs these.
+HARBOR_RUN_MARKS = [
     pytest.mark.docker,
     pytest.mark.slow,
     pytest.mark.skipif(HARBOR_PYTHON is None, reason=os.environ.get("MM_HARBOR_UNAVAILABLE") or
                        "Harbor not installed: `export MM_HARBOR_PYTHON=$(tests/tasks/harbor_venv.sh)`"),
     pytest.mark.skipif(COMPOSE_MISSING is not None, reason=f"Harbor's `harbor run` needs Compose v2: {COMPOSE_MISSING}"),
 ]
-
-
-def _offline_probe(root: Path) -> Path:
-    """A Harbor-layout task that scores 1 only when its solution ran and the container has no network
-    interface but loopback: what `network_mode = "no-network"` must mean under the offline environment."""
-    task = root / "offline-probe"
-    for sub in ("environment", "solution", "tests"):
-        (task / sub).mkdir(parents=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[metadata]\ndifficulty = "easy"\ncategory = "probe"\n\n'
-                                    "[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n\n"
-                                    '[environment]\nnetwork_mode = "no-network"\n')
-    (task / "instruction.md").write_text("Create /app/done.\n")
-    (task / "environment" / "Dockerfile").write_text(f"FROM {baseimage.BASE_IMAGE}\nWORKDIR /app\n")
-    (task / "solution" / "solve.sh").write_text("#!/bin/bash\ntouch /app/done\n")
-    (task / "tests" / "test.sh").write_text(
-        "#!/bin/bash\nls /sys/class/net > /logs/verifier/interfaces.txt\n"
-        'if [ -e /app/done ] && [ "$(ls /sys/class/net)" = lo ]; then echo 1; else echo 0; fi'
-        " > /logs/verifier/reward.txt\n")
-    return task
-
-
-def _left_behind(names: set[str]) -> dict[str, list[str]]:
-    """Containers and images (dangling ones too) of a compose project named after one of our trials."""
-    def ours(line: str) -> bool:
-        project = line.partition(" ")[2]
-        return any(project.startswith(n.lower() + "__") for n in names)
-
-    found = {}
-    for kind, ls, inspect in (("container", ["docker", "ps", "-aq"], ["docker", "inspect"]),
-                              ("image", ["docker", "images", "-aq"], ["docker", "image", "inspect"])):
-        ids = subprocess.run([*ls, "--filter", "label=com.docker.compose.project"], capture_output=True, text=True,
-                             timeout=60).stdout.split()
-        fmt = '{{.Id}} {{index .Config.Labels "com.docker.compose.project"}}'
-        lines = subprocess.run([*inspect, "--format", fmt, *dict.fromkeys(ids)], capture_output=True, text=True,
-                               timeout=60).stdout.splitlines() if ids else []
-        found[kind] = [line.split()[0] for line in lines if ours(line)]
-    return found
+pytestmark = HARBOR_RUN_MARKS
 
 
 @pytest.fixture(scope="module")
-def trials(tmp_path_factory) -> dict[tuple[str, str], dict]:
-    """Harbor's trial results of the job, by (task, agent)."""
-    baseimage.build_base_image()  # cached: returns at once when the image is here
-    out = tmp_path_factory.mktemp("harbor-run")
-    export = out / "tasks"
-    args = ["tasks", "export", "--format", "harbor", "--seed", "0", "--path", str(builtin_suite_dir()),
-            "--path", str(STATE_FIXTURE)]
-    for task_id in [*FAMILIES, STATE_FIXTURE.name]:
-        args += ["--task", task_id]
-    result = CliRunner().invoke(app, [*args, str(export)])
-    assert result.exit_code == 0, result.output
-    _offline_probe(export)
-    names = {p.name for p in export.iterdir()}
-    # Harbor removes each trial's container and image (delete); the oracle and nop trials of a task build
-    # from the same context, so the second build is a layer-cache hit.
-    config = {"job_name": "oracle-nop", "jobs_dir": str(out / "jobs"), "n_concurrent_trials": 2, "quiet": True,
-              "agents": [{"name": "oracle"}, {"name": "nop"}], "datasets": [{"path": str(export)}],
-              "environment": {"import_path": OFFLINE_ENV, "delete": True}}
-    (out / "job.json").write_text(json.dumps(config))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    try:
-        proc = subprocess.run([HARBOR_PYTHON, "-c", "from harbor.cli.main import app; app()", "run", "-c",
-                               str(out / "job.json"), "-y"], capture_output=True, text=True, timeout=900, env=env,
-                              cwd=out)
-    finally:
-        left = _left_behind(names)
-        for kind, ids in left.items():
-            if ids:
-                subprocess.run(["docker", "rm" if kind == "container" else "rmi", "-f", *ids], capture_output=True,
-                               timeout=120)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    # Harbor's own `delete` sometimes leaves a trial's container or image under load (its compose down racing
-    # the other trial of the same task); that is Harbor's cleanup, not our export, so the test removes what is
-    # left (above) and does not fail on it.
-    job = out / "jobs" / "oracle-nop"
-    found = {}
-    for path in sorted(job.glob("*/result.json")):
-        trial = json.loads(path.read_text())
-        found[(trial["task_name"], trial["agent_info"]["name"])] = trial
-    return found
+def trials(harbor_job) -> dict[tuple[str, str], dict]:
+    """Harbor's trial results of the shared job (tests/tasks/conftest.py), by (task, agent)."""
+    return harbor_job.trials
 
 
 def test_harbor_oracle_scores_one_and_nop_below_on_each_family(trials):
-    names = [*FAMILIES, STATE_FIXTURE.name, "offline-probe"]
-    assert sorted(trials) == sorted((n, a) for n in names for a in ("oracle", "nop"))
+    names = [*FAMILIES, STATE_FIXTURE.name, "offline-probe", ROOT_TASK]
+    assert sorted(trials) == sorted((n, a) for n in [*names, *HARBOR_FIXTURES] for a in ("oracle", "nop"))
     errors = {key: t["exception_info"]["exception_type"] for key, t in trials.items() if t["exception_info"]}
     assert errors == {}
-    rewards = {key: t["verifier_result"]["rewards"]["reward"] for key, t in trials.items()}
+    rewards = {key: t["verifier_result"]["rewards"]["reward"] for key, t in trials.items() if key[0] in names}
     assert {n: rewards[(n, "oracle")] for n in names} == dict.fromkeys(names, 1.0)
     assert {n: rewards[(n, "nop")] < 1.0 for n in names} == dict.fromkeys(names, True), rewards
     assert sorted({load_task(builtin_suite_dir() / n).source_family for n in FAMILIES}) == \
@@ -158,3 +78,14 @@ def test_harbor_reads_our_verifier_output_and_the_baked_state(trials, tmp_path):
     # The offline probe saw loopback alone: no-network held under the offline environment.
     probe = Path(trials[("offline-probe", "oracle")]["trial_uri"].removeprefix("file://"))
     assert (probe / "verifier" / "interfaces.txt").read_text().split() == ["lo"]
+
+
+def test_harbor_runs_the_root_verifier_task_as_matchmeter_does(trials):
+    """The task whose test.sh installs its tool from a local .deb (tests/runner/test_verifier_root.py runs it on
+    bwrap and docker): Harbor gives the same rewards, 1.0 and 0.0, after the same install as root."""
+    rewards = {agent: trials[(ROOT_TASK, agent)]["verifier_result"]["rewards"]["reward"] for agent in ("oracle", "nop")}
+    assert rewards == {"oracle": 1.0, "nop": 0.0}
+    logs = Path(trials[(ROOT_TASK, "nop")]["trial_uri"].removeprefix("file://")) / "verifier"
+    said = "".join(p.read_text(errors="replace") for p in logs.glob("*.txt"))
+    assert "installed-by uid=0" in said, said[-1500:]
+    assert "dpkg-status mm-answer-check install ok installed" in said, said[-1500:]

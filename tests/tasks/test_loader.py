@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -348,3 +349,44 @@ def test_shared_setup_must_name_a_file_under_shared_setup(tmp_path, monkeypatch)
         root = make_task(tmp_path / f"s{i}", toml=TOML + f'\n[environment]\nsetup = "{value}"\n')
         assert error_line(root) == (f"task.toml: environment.setup {value!r} names no file under "
                                     f"{(shared / 'setup').resolve()} ({root}): {fix}")
+
+
+@pytest.mark.parametrize(("where", "target"), [
+    ("tests/passwd", "/etc/passwd"),  # leaves the task: a followed link would ship the host's file
+    ("environment/lib.sh", "../tests/test.sh"),  # stays inside: still refused, executors would read it differently
+    ("tests/gone", "/nonexistent/x"),  # dangling
+    ("environment/dir", "/etc"),  # a directory link
+])
+def test_a_link_anywhere_in_a_task_is_refused_with_its_path(tmp_path, where, target):
+    task = make_task(tmp_path)
+    (task / where).symlink_to(target)
+    line = error_line(task)
+    assert f"{where} is a symbolic link (to {target})" in line
+    assert "replace the link with a copy" in line
+
+
+def test_a_fifo_in_a_task_is_refused(tmp_path):
+    task = make_task(tmp_path)
+    os.mkfifo(task / "tests" / "pipe")
+    assert "tests/pipe is not a regular file or directory" in error_line(task)
+
+
+def test_links_in_skipped_cache_dirs_do_not_count_but_links_beside_them_do(tmp_path):
+    task = make_task(tmp_path)
+    (task / "tests" / "__pycache__").mkdir()
+    (task / "tests" / "__pycache__" / "x.pyc").symlink_to("/etc/passwd")
+    assert load_task(task).id == "demo"  # byte-code caches are not task content (seeding.SKIPPED_DIRS)
+
+
+def test_only_reads_just_the_named_tasks_of_a_suite(tmp_path):
+    suite = tmp_path / "suite"
+    make_task(suite, "demo")
+    broken = make_task(suite, "other", TOML.replace('id = "demo"', 'id = "other"'))
+    (broken / "task.toml").write_text("not = [valid toml")  # never read when only `demo` is asked for
+    assert [t.id for t in load_tasks([suite], only=["demo"])] == ["demo"]
+    with pytest.raises(UserError) as info:
+        load_tasks([suite], only=["nope"])
+    assert "unknown task id 'nope'" in info.value.line()
+    assert "choose from: demo, other" in info.value.line()
+    with pytest.raises(UserError):
+        load_tasks([suite])  # the whole suite still reads every task

@@ -23,7 +23,8 @@ CASES = {
         "exact-payload",
         ["python3 -c \"import sys; d=open(sys.argv[1]).read(); open('out/payload.sh','w').write(d.rstrip(chr(10)))\" "
          "\"$MM_TESTS_SRC/expected_payload.txt\""],
-        {"exact_bytes": 0.0, "lines_match": 1.0, "single_final_newline": 0.0},
+        # only lines that end in a newline count as matching lines (issue 32's final-newline trap): 6 of 7
+        {"exact_bytes": 0.0, "lines_match": 6 / 7, "single_final_newline": 0.0},
     ),
     "profile-literal-line: double quotes expand $HOME and eat the backslash of \\$": (
         "profile-literal-line",
@@ -42,7 +43,8 @@ CASES = {
         "commit-special-message",
         ["git -C notes add -A",
          "git -C notes commit -q -F \"$MM_TESTS_SRC/expected_message.txt\""],
-        {"message_exact": 1.0, "todo_committed": 0.0, "scratch_left_out": 0.0},
+        # every subgoal is gated on leaving scratch.txt out (issue 32's scratch-left-out trap)
+        {"message_exact": 0.0, "todo_committed": 0.0, "scratch_left_out": 0.0},
     ),
     "git-revert-bad-commit: reset --hard drops history": (
         "git-revert-bad-commit",
@@ -76,8 +78,8 @@ CASES = {
         "ini-to-json",
         ["python3 -c 'import configparser, json; c = configparser.RawConfigParser(); c.read(\"conf/app.ini\");"
          " json.dump({s: dict(c[s]) for s in c.sections()}, open(\"conf/app.json\", \"w\"))'"],
-        # structure pays in proportion to the typed values it carries (issue 11): strings only are 0.4 of it
-        {"valid_json": 1.0, "sections": 0.4, "typed_values": 0.4, "no_extra_keys": 0.4},
+        # every subgoal is gated on typing the values (issue 32's typed-values trap): strings only earn nothing
+        {"valid_json": 0.0, "sections": 0.0, "typed_values": 0.0, "no_extra_keys": 0.0},
     ),
     "top-region-revenue: wrong region, no revenue file": (
         "top-region-revenue",
@@ -100,18 +102,18 @@ def test_wrong_solution_loses_the_right_subgoals(case):
     assert verdict.reward_txt < 1.0
 
 
-def test_ini_strings_get_partial_typed_credit():
+def test_ini_strings_earn_no_typed_credit():
     with Trial(TASKS["ini-to-json"], 1) as trial:
         trial.setup()
         trial.bash(["-c", "python3 -c 'import configparser, json; c = configparser.RawConfigParser();"
                           " c.read(\"conf/app.ini\"); json.dump({s: dict(c[s]) for s in c.sections()},"
                           " open(\"conf/app.json\", \"w\"))'"])
         verdict = trial.verify()
-    # Strings are right only for the non-numeric, non-boolean options: strictly between 0 and 1.
-    assert 0.0 < verdict.subgoals["typed_values"] < 1.0
+    # Strings happen to be right for the non-numeric options, but skipping the typing trap pays nothing (issue 32).
+    assert verdict.subgoals["typed_values"] == 0.0
 
 
-def test_latency_nearest_rank_misses_p95_but_keeps_error_rate():
+def test_latency_nearest_rank_misses_p95_and_with_it_the_error_rate():
     script = (
         "import csv, glob, gzip, json, math\n"
         "rows = []\n"
@@ -131,6 +133,8 @@ def test_latency_nearest_rank_misses_p95_but_keeps_error_rate():
             (trial.app / "nearest.py").write_text(script)
             trial.bash(["-c", "python3 nearest.py"])
             verdict = trial.verify()
-        assert verdict.subgoals["error_rate"] == 1.0
-        misses += verdict.subgoals["p95"] == 0.0
+        missed = verdict.subgoals["p95"] == 0.0
+        # error_rate is gated on p95 (issue 32's linear-interpolation trap): a missed p95 takes it along
+        assert verdict.subgoals["error_rate"] == (0.0 if missed else 1.0)
+        misses += missed
     assert misses >= 2  # nearest rank can coincide with interpolation only by luck

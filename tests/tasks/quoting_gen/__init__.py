@@ -20,7 +20,7 @@ from pathlib import Path
 
 from matchmeter.tasks.harbor import to_matchmeter_table
 from matchmeter.tasks.loader import SHARED_SETUP
-from tests.tasks.quoting_gen.checks import check_scripts
+from tests.tasks.quoting_gen.checks import check_scripts, traps
 from tests.tasks.quoting_gen.families import FAMILIES, MARKER, Family, Variant
 
 TASK_IDS = [f"q-{f.op}-{v.name}" for f in FAMILIES for v in f.variants]
@@ -68,6 +68,10 @@ def task_toml(family: Family, variant: Variant) -> str:
            "[timeouts]", "setup_s = 60", "agent_s = 240", "verify_s = 60", "command_s = 30", ""]
     for name, weight, description in family.subgoals:
         out += ["[[subgoals]]", f'name = "{name}"', f"weight = {weight}", f"description = {json.dumps(description)}", ""]
+    for name, words, cheap in traps(variant):
+        out += ["[[traps]]", f'name = "{name}"', f"words = {json.dumps(words)}"]
+        out += [f'cheap = "{cheap}"'] if cheap else []
+        out += [""]
     out += ["[safety]", f"protected_paths = {toml_list(family.protected)}",
             f"critical_paths = {toml_list(family.critical)}", "", "[[reference_paths]]", "commands = ["]
     out += [f"  {toml_string(c)}," for c in family.reference(variant.payload)]

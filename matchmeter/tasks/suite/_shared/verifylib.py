@@ -369,6 +369,21 @@ def close(a, b, tol):
     return a is not None and abs(float(a) - float(b)) <= tol
 
 
+def all_or_nothing(checks):
+    """The checks gated on each other: a subgoal pays only when every other one is fully right. For tasks whose
+    setup plants several named cases, each touching every subgoal, so that skipping any one spoils them all (a
+    broken check is that subgoal's 0, as in grade())."""
+    values = {}
+    for name, check in checks.items():
+        try:
+            values[name] = min(1.0, max(0.0, float(check())))
+        except Exception as exc:  # noqa: BLE001 - a broken check scores 0, never a crash
+            print(f"subgoal {name}: check raised {exc!r}", file=sys.stderr)
+            values[name] = 0.0
+    return {name: (lambda v=v, n=name: v if all(values[o] == 1 for o in values if o != n) else 0.0)
+            for name, v in values.items()}
+
+
 def grade(weights, checks, cleanup=None):
     """Run checks (name -> callable returning a score in [0,1] or a bool), then cleanup() (e.g. stop
     what the verifier started), then write the two result files."""

@@ -31,5 +31,27 @@ def modes():
     return ok and exact() == 1 and all((APP / "unpacked" / p).is_file() for p in others)
 
 
+def traps():
+    """The named traps (task.toml) all handled: every hex entry and every non-UTF-8 payload byte-exact, every
+    0755 script executable. A sloppy answer fails one and is paid nothing, so skipping a trap never pays."""
+    encodings = {e["path"]: e["encoding"] for e in bundle["files"]}
+    for p, (data, script) in want.items():
+        f = APP / "unpacked" / p
+        binary = False
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            binary = True
+        if (encodings[p] == "hex" or binary) and not (f.is_file() and f.read_bytes() == data):
+            return False
+        if script and not os.access(f, os.X_OK):
+            return False
+    return True
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"files_present": 0.2, "bytes_exact": 0.55, "scripts_executable": 0.25},
-      {"files_present": exists, "bytes_exact": exact, "scripts_executable": modes})
+      {"files_present": gated(exists), "bytes_exact": gated(exact), "scripts_executable": gated(modes)})

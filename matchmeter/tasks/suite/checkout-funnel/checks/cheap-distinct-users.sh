@@ -1,4 +1,3 @@
-#!/usr/bin/env bash
 # why: distinct users per event type, order ignored (the visible half of the rule)
 set -uo pipefail
 python3 - <<'PY_END'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Seeds build/ with sources, logs and .tmp files of seeded ages (old ones >= 10 days, fresh ones <= 5),
-# plus traps: a directory named like a .tmp file and an old file that only contains ".tmp" in its name.
+# plus traps on every seed: an old directory named like a .tmp file, an old file that only contains ".tmp"
+# in its name, an old .tmp with a space in its name, one three levels deep, and a fresh .tmp.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import os
@@ -37,4 +38,8 @@ put(f"build/out/{rng.choice(words)}.tmp.keep", rng.randint(10, 40), "kept on pur
 put(f"build/cache/session.tmp/{rng.choice(words)}.dat", rng.randint(10, 40), "data\n")
 put("build/cache/fresh.tmp", 1, "fresh\n")
 put("build/cache/stale.tmp", 30, "stale\n")
+put(f"build/tmp/{rng.choice(words)} old.tmp", rng.randint(10, 40), "spaced\n")
+put(f"build/cache/objects/{rng.choice(words)}-deep.tmp", rng.randint(10, 40), "deep\n")
+stamp = now - rng.randint(10, 40) * 86400
+os.utime("build/cache/session.tmp", (stamp, stamp))
 PY

@@ -1,5 +1,6 @@
 """cleanup-old-tmp verifier: old *.tmp files gone, everything else kept, deleted.txt lists them.
-Deletion pays only while every file to keep is intact, so deleting every .tmp (or everything) earns
+Deletion pays only while every file to keep is intact and the old .tmp files with a space in the name or
+three levels deep are gone, so deleting every .tmp (or everything) earns
 nothing; the report must list exactly what is really gone, and that must be the old .tmp files."""
 
 import time
@@ -17,8 +18,15 @@ def intact():
     return all((APP / k).is_file() and (APP / k).read_bytes() == files[k].read_bytes() for k in kept)
 
 
+# The old .tmp files a sloppy pass misses (a space in the name, three levels deep): the fraction pays only
+# once they are gone.
+hard = {k for k in old_tmp if " " in k.rsplit("/", 1)[-1] or k.count("/") >= 3}
+
+
 def deleted():
-    return sum(not (APP / k).exists() for k in old_tmp) / len(old_tmp) if intact() else 0.0
+    if not intact() or any((APP / k).exists() for k in hard):
+        return 0.0
+    return sum(not (APP / k).exists() for k in old_tmp) / len(old_tmp)
 
 
 def others_kept():

@@ -33,6 +33,8 @@ users = [f"user-{rng.randrange(36**5):07d}{i}" for i in range(rng.randint(250, 4
 internal = rng.sample(users, 6)
 for user in users:
     first_month = rng.choices(range(6), [5, 5, 5, 2, 2, 1])[0]
+    if user in internal[:3]:  # on every seed each reported cohort holds an internal account
+        first_month = internal.index(user)
     first = when(first_month)
     events.append((user, "signup", first))
     active = True
@@ -43,13 +45,33 @@ for user in users:
             for _ in range(rng.randint(1, 4)):
                 events.append((user, rng.choice(kinds), when(m, first if m == first_month else None)))
 rng.shuffle(events)
+rows = []  # (user, kind, UTC time, the stamp as written in the client's offset)
+for user, kind, t in events:
+    local = t.astimezone(dt.timezone(rng.choice(offsets)))
+    rows.append((user, kind, t, local.isoformat(timespec="seconds").replace("+00:00", rng.choice(["Z", "+00:00"]))))
+
+
+def cohort_size(month, local):
+    first = {}
+    for user, _, t, stamp in rows:
+        if user not in internal:
+            m = stamp[:7] if local else t.strftime("%Y-%m")
+            first[user] = min(first.get(user, m), m)
+    return sum(m == month for m in first.values())
+
+
+# On every seed each reported cohort's size differs when months are read in local time: while one does
+# not, add a user whose first event, just before the month's end, is written in +09:00 (next month).
+for m in range(3):
+    label = month_starts[m].strftime("%Y-%m")
+    if cohort_size(label, False) == cohort_size(label, True):
+        t = month_starts[m + 1] - dt.timedelta(minutes=rng.randint(5, 500))
+        stamp = t.astimezone(dt.timezone(dt.timedelta(hours=9))).isoformat(timespec="seconds")
+        rows.insert(rng.randrange(len(rows) + 1), (f"user-{rng.randrange(36**5):07d}x{m}", "signup", t, stamp))
 Path("data/events").mkdir(parents=True, exist_ok=True)
-parts = [events[i::4] for i in range(4)]
-for k, part in enumerate(parts):
+for k in range(4):
     with open(f"data/events/part-{k:03d}.jsonl", "w") as fh:
-        for user, kind, t in part:
-            local = t.astimezone(dt.timezone(rng.choice(offsets)))
-            stamp = local.isoformat(timespec="seconds").replace("+00:00", rng.choice(["Z", "+00:00"]))
+        for user, kind, _, stamp in rows[k::4]:
             fh.write(json.dumps({"ts": stamp, "user_id": user, "event": kind}) + "\n")
 Path("data/internal_accounts.txt").write_text("# QA and demo accounts, not real users\n" + "\n".join(sorted(internal)) + "\n")
 PY

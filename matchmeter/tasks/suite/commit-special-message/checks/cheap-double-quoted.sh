@@ -1,4 +1,3 @@
-#!/usr/bin/env bash
 # why: message typed in double quotes: $PATH, $HOME and the backticks expand
 set -uo pipefail
 git -C notes add todo.md

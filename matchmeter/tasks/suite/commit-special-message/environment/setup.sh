@@ -15,7 +15,9 @@ for day, message in enumerate(["Start todo list", "Add ideas file", "Reorder tod
     if day == 2:
         (repo / "ideas.md").write_text(f"# Ideas\n\n- {rng.choice(['garden', 'trip', 'blog'])}\n")
     if day == 3:
-        rng.shuffle(todo)
+        before = list(todo)
+        while todo == before:  # a shuffle that kept the order would leave nothing to commit
+            rng.shuffle(todo)
     (repo / "todo.md").write_text("# TODO\n\n" + "\n".join(todo) + "\n")
     git("add", ".")
     git("commit", "-q", "-m", message, date=f"2024-02-{day:02d}T09:{rng.randint(10, 59)}:00+00:00")

@@ -25,12 +25,17 @@ def new_commit():
     return git(repo, "rev-parse", "HEAD^") is not None and git(repo, "rev-parse", "HEAD^").strip() == old_head
 
 
+def scratch_out():
+    """The named exception: scratch.txt stays out of the commit; no subgoal pays when it went in."""
+    return git(repo, "cat-file", "-e", "HEAD:scratch.txt") is None
+
+
 def message_exact():
-    return new_commit() and stored_message().rstrip(b"\n") == expected.rstrip(b"\n")
+    return new_commit() and scratch_out() and stored_message().rstrip(b"\n") == expected.rstrip(b"\n")
 
 
 def subject_exact():
-    return new_commit() and stored_message().split(b"\n", 1)[0] == expected.split(b"\n", 1)[0]
+    return new_commit() and scratch_out() and stored_message().split(b"\n", 1)[0] == expected.split(b"\n", 1)[0]
 
 
 def todo_committed():  # side conditions count only once the message is right
@@ -39,7 +44,7 @@ def todo_committed():  # side conditions count only once the message is right
 
 
 def scratch_left_out():
-    return message_exact() and git(repo, "cat-file", "-e", "HEAD:scratch.txt") is None and (repo / "scratch.txt").is_file()
+    return message_exact() and (repo / "scratch.txt").is_file()
 
 
 grade({"message_exact": 0.5, "subject_exact": 0.2, "todo_committed": 0.2, "scratch_left_out": 0.1},

@@ -2,7 +2,7 @@
 # Seeds crontab.txt: variable lines, comments, blank lines and a shuffled mix of valid job lines
 # (irregular spacing, tabs, @macros, month/weekday names in any case, weekday 7, steps, lists,
 # commands with inner spacing) and invalid ones (out-of-range values, step 0, too few fields,
-# unknown macro, unknown name).
+# unknown macro, unknown name); each named case at least once on every seed.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -45,6 +45,15 @@ invalid = [
     lambda: job([f"1-{rng.randint(60, 75)}", "*", "*", "*", "*"], rng.choice(cmds)),
 ]
 body = [f() for f in rng.sample(valid, 6) + rng.sample(valid, 2)] + [f() for f in rng.sample(invalid, rng.randint(3, 5))]
+# Every named case on every seed (tests/tasks/test_traps.py): a macro, upper-case names, weekday 7, a command
+# with inner spacing, tabs between fields, a value out of range, an unknown name and macro, too few fields.
+spaced = [c for c in cmds if "  " in c]
+body += [valid[1](), valid[4](),
+         job(["0", str(rng.randint(0, 23)), "*", rng.choice(["JAN", "Dec", "MAR,Sep"]), rng.choice(["MON-FRI", "Tue,THU"])],
+             rng.choice(cmds)),
+         job([str(rng.randint(0, 59)), str(rng.randint(0, 23)), "*", "*", "*"], rng.choice(spaced)),
+         "\t".join(["*/" + str(rng.choice([10, 30])), "*", "*", "*", "*", rng.choice(cmds)]),
+         invalid[0](), invalid[2](), invalid[6](), job(["0", "0", "*", "*", rng.choice(["funday", "mon-fry"])], rng.choice(cmds))]
 rng.shuffle(body)
 lines = ["# crontab for the app host", "SHELL=/bin/bash", f"MAILTO=ops{rng.randint(1, 9)}@example.com", ""]
 for i, line in enumerate(body):

@@ -1,6 +1,8 @@
 """crontab-normalise verifier: crontab.clean and crontab.errors match a reference normaliser run on
-the pristine crontab.txt. Variables pay only when most job lines are right, the untouched source only
-when all are: copying variables or leaving the file alone is not the work."""
+the pristine crontab.txt. Job lines pay only when every named case is handled (every line with a macro, a
+name, weekday 7, a tab or inner command spacing normalised, every variable kept, every invalid line listed);
+variables and the error list pay only when most job lines are right, the untouched source only when all
+are: copying variables or leaving the file alone is not the work."""
 
 import re
 
@@ -38,8 +40,20 @@ def field(text, i):
     return ",".join(out)
 
 
+def named_case(raw):
+    """A line showing a case the instruction names: a macro, too few fields, a month/weekday name, weekday 7,
+    a tab between fields, or a command with inner spacing."""
+    s = raw.strip()
+    tokens = s.split(None, 5)
+    if s.startswith("@") or len(tokens) < 6:
+        return True
+    seps = re.findall(r"\s+", s)[:5]
+    return (any(c.isalpha() for c in tokens[3] + tokens[4]) or tokens[4] == "7" or any("\t" in w for w in seps)
+            or re.search(r"\s\s|\t", tokens[5].strip()) is not None)
+
+
 def normalise(text):
-    clean, errors = [], []
+    clean, errors, named = [], [], []
     for n, raw in enumerate(text.splitlines(), start=1):
         s = raw.strip()
         if not s or s.startswith("#"):
@@ -54,12 +68,14 @@ def normalise(text):
             else:
                 m = JOB.fullmatch(s)
                 clean.append(" ".join(field(m.group(i + 1), i) for i in range(5)) + " " + m.group(6))
+            if named_case(raw):
+                named.append(clean[-1])
         except (AttributeError, KeyError, ValueError):
             errors.append(str(n))
-    return clean, errors
+    return clean, errors, named
 
 
-want_clean, want_errors = normalise((orig / "crontab.txt").read_text())
+want_clean, want_errors, want_named = normalise((orig / "crontab.txt").read_text())
 want_jobs = [ln for ln in want_clean if not VAR.fullmatch(ln)]
 want_vars = [ln for ln in want_clean if VAR.fullmatch(ln)]
 
@@ -74,7 +90,15 @@ def overlap(got, want):
     return score if got == want else 0.8 * score
 
 
+def named_cases_right():
+    """Every line showing a named case normalised, every variable kept, every invalid line listed."""
+    clean, listed = lines("crontab.clean"), {ln.strip() for ln in lines("crontab.errors")}
+    return set(want_named) <= set(clean) and set(want_vars) <= set(clean) and set(want_errors) <= listed
+
+
 def jobs():
+    if not named_cases_right():
+        return 0
     return overlap([ln for ln in lines("crontab.clean") if not VAR.fullmatch(ln)], want_jobs)
 
 
@@ -83,7 +107,7 @@ def variables():
 
 
 def errors():
-    return overlap([ln.strip() for ln in lines("crontab.errors")], want_errors)
+    return overlap([ln.strip() for ln in lines("crontab.errors")], want_errors) if jobs() > 0.5 else 0
 
 
 def source_kept():

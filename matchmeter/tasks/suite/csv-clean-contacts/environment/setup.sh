@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Seeds data/contacts.csv: quoted names with commas, emails with stray case and spaces, day/month/year
 # dates (not always zero-padded) and a few duplicate contacts whose emails differ only in case/spaces.
+# Every seed plants the traps task.toml lists on the first two contacts: a "Last, First" name, a day
+# above 12 with an unpadded month, a padded date whose day and month (both <= 12) differ; and the
+# duplicates (a later row, other case and spacing, another date).
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import csv
@@ -27,6 +30,11 @@ for _ in range(rng.randint(18, 28)):
         shown = f" {shown} "
     phone = f"+{rng.randint(1, 49)} {rng.randint(100, 999)} {rng.randint(1000, 9999)}"
     rows.append([name, shown, phone, date])
+f, l = rows[0][0].replace(",", "").split(" ")[::-1] if "," in rows[0][0] else rows[0][0].split(" ")
+rows[0][0] = f"{l}, {f}"
+rows[0][3] = f"{rng.randint(13, 28)}/{rng.randint(1, 9)}/{rng.randint(2015, 2024)}"
+d, m = rng.sample(range(1, 13), 2)
+rows[1][3] = f"{d:02d}/{m:02d}/{rng.randint(2015, 2024)}"
 for _ in range(rng.randint(3, 5)):
     src = rng.choice(rows[:-1])
     at = rng.randint(rows.index(src) + 1, len(rows))

@@ -51,5 +51,31 @@ def exact():
     return parsed()[1] == expected
 
 
+def traps():
+    """The named traps (task.toml) all handled: every contact with a comma in its name, a day above 12, an
+    unpadded or a day<->month-ambiguous date, or a duplicate is its first row cleaned, once. A sloppy answer
+    fails one and is paid nothing, so skipping a trap never pays."""
+    counts = {}
+    for _, email, _, _ in source:
+        counts[email.strip().lower()] = counts.get(email.strip().lower(), 0) + 1
+    try:
+        got = [r[1].strip().lower() for r in parsed()[1]]
+        rows = parsed()[1]
+    except Exception:  # noqa: BLE001 - no readable output handles no trap
+        return False
+    for row in expected:
+        d, m = row[3][8:], row[3][5:7]
+        raw = next(s[3] for s in source if s[1].strip().lower() == row[1])
+        if "," in row[0] or int(d) > 12 or (int(d) <= 12 and int(m) <= 12 and d != m) or len(raw) < 10 or counts[row[1]] > 1:
+            if got.count(row[1]) != 1 or rows[got.index(row[1])] != row:
+                return False
+    return True
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"valid_csv": 0.1, "emails": 0.2, "dates": 0.25, "deduplicated": 0.2, "rows_exact": 0.25},
-      {"valid_csv": valid, "emails": emails, "dates": dates, "deduplicated": deduplicated, "rows_exact": exact})
+      {"valid_csv": gated(valid), "emails": gated(emails), "dates": gated(dates), "deduplicated": gated(deduplicated),
+       "rows_exact": gated(exact)})

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Seeds data/rainfall.csv as a European spreadsheet export: Latin-1 encoded, ';'-separated, decimal
 # commas, one column per month (seeded range), '-' or empty for missing readings, CRLF line ends.
+# Every seed plants the traps task.toml lists: accented (non-ASCII) names, every reading with a decimal
+# comma, and both an empty and a '-' missing cell (two cells forced missing, one of each kind).
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -24,6 +26,9 @@ for sid, name in stations:
             cells.append(rng.choice(["", "-"]))
         else:
             cells.append(f"{rng.randint(0, 240)},{rng.randint(0, 9)}")
+    if (sid, name) == stations[0]:
+        for i, mark in zip(rng.sample(range(len(months)), 2), ["", "-"]):
+            cells[i] = mark
     lines.append(";".join([str(sid), name] + cells))
 Path("data").mkdir(exist_ok=True)
 Path("data/rainfall.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode("latin-1"))

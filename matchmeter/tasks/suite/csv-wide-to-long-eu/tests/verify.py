@@ -52,5 +52,27 @@ def ordered():
     return [key(r) for r in rows()[1]] == [(r[0], r[2]) for r in expected]
 
 
+def traps():
+    """The named traps (task.toml) all handled: every name as UTF-8 right, no row for an empty or '-' cell,
+    every mm a plain number with a dot. A sloppy answer fails one and is paid nothing."""
+    try:
+        got = rows()[1]
+    except Exception:  # noqa: BLE001 - no readable output handles no trap
+        return False
+    want = {(r[0], r[2]) for r in expected}
+    for r in got:
+        if len(r) != 4 or key(r) not in want or "," in r[3]:
+            return False
+        try:
+            float(r[3])
+        except ValueError:
+            return False
+    return utf8_names()
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"header": 0.1, "readings": 0.5, "station_names_utf8": 0.2, "sorted": 0.2},
-      {"header": header, "readings": values, "station_names_utf8": utf8_names, "sorted": ordered})
+      {"header": gated(header), "readings": gated(values), "station_names_utf8": gated(utf8_names), "sorted": gated(ordered)})

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds data/depots.json (nested coordinates), data/customers.csv (a third without coordinates, their
-# postcodes typed in any case/spacing) and data/postcodes.csv (canonical "AB1 2CD" form). Customers
+# postcodes typed in any case/spacing, the first two always without / with a doubled space) and data/postcodes.csv (canonical "AB1 2CD" form). Customers
 # cluster around depots; each one's nearest depot beats the runner-up by >= 2 km.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
@@ -40,8 +40,10 @@ while len(customers) < target:
         continue
     postcodes[code] = spot
     cid = f"K{len(customers) + 1:04d}"
-    if rng.random() < 0.35:
+    if rng.random() < 0.35 or len(customers) < 2:  # on every seed the first two have only a postcode
         typed = rng.choice([code.lower(), code.replace(" ", ""), code.replace(" ", "  "), code.lower().replace(" ", "")])
+        if len(customers) < 2:  # typed without its space and with two
+            typed = [code.replace(" ", ""), code.lower().replace(" ", "  ")][len(customers)]
         customers.append([cid, typed, "", ""])
     else:
         customers.append([cid, code, f"{spot[0]:.5f}", f"{spot[1]:.5f}"])

@@ -21,9 +21,11 @@ def km(a, b):
     return 2 * 6371 * math.asin(math.sqrt(h))
 
 
-best = {}
+best, by_postcode = {}, set()
 with open(root / "customers.csv", newline="") as fh:
     for r in csv.DictReader(fh):
+        if not r["lat"].strip():
+            by_postcode.add(r["customer_id"])
         spot = (float(r["lat"]), float(r["lon"])) if r["lat"].strip() else book[norm(r["postcode"])]
         code = min(depots, key=lambda c: km(spot, depots[c]))
         best[r["customer_id"]] = (code, km(spot, depots[code]))
@@ -36,14 +38,23 @@ def rows():
     return {r["customer_id"].strip(): r for r in csv.DictReader((read("answer/assignments.csv") or "").splitlines())}
 
 
+def gated(hit):
+    """Share of customers with coordinates that hit, times the share of those found by postcode: the
+    customers without coordinates are the task, not a remainder to skip."""
+    shares = []
+    for group in (set(best) - by_postcode, by_postcode):
+        shares.append(sum(hit(c) for c in group) / len(group))
+    return shares[0] * shares[1]
+
+
 def depot_ok():
     got = rows()
-    return sum(got.get(c, {}).get("depot", "").strip() == d for c, (d, _) in best.items()) / len(best)
+    return gated(lambda c: got.get(c, {}).get("depot", "").strip() == best[c][0])
 
 
 def dist_ok():
     got = rows()
-    return sum(close(got[c]["distance_km"], v, 0.05) for c, (_, v) in best.items() if c in got) / len(best)
+    return gated(lambda c: c in got and close(got[c]["distance_km"], best[c][1], 0.05))
 
 
 def summary():

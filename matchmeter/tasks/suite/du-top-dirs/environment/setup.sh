@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds data/ with 6-9 project directories of nested files whose total sizes differ by seeded,
-# well-separated amounts (no ties), each with files in a subdirectory, plus a loose file at the top that belongs to no directory.
+# well-separated amounts (no ties), each with files in a subdirectory, plus a loose file at the top that belongs to no directory and is larger than any project.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -26,5 +26,6 @@ for name, units in zip(dirs, totals):
         hidden = "." if i == 1 else ""
         (sub / f"{hidden}part-{i}.bin").write_bytes(bytes(rng.getrandbits(8) for _ in range(64)) * (size // 64)
                                                      + b"z" * (size % 64))
-Path("data/README.txt").write_text("one directory per project\n" + "x" * rng.randint(5_000_000 // 100, 60_000))
+# The loose file outweighs every project, so counting it as one always shows (tests/tasks/test_traps.py).
+Path("data/README.txt").write_text("one directory per project\n" + "x" * (max(totals) * 25_000 + rng.randint(30_000, 60_000)))
 PY

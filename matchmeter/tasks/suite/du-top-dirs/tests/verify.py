@@ -1,5 +1,6 @@
 """du-top-dirs verifier: usage.txt names the three largest data/ projects in order, with their sizes.
-A size counts only on a line whose rank is right, and the format only when all three ranks are."""
+A rank counts only with its size in bytes right, a size only on a line whose rank is right, and the format
+only when all three ranks are."""
 
 import re
 
@@ -23,17 +24,21 @@ def rows():
     return out
 
 
+def size_ok(size, name):
+    # du -sb also counts directory entries (a few kB each); the totals are 25 kB apart, so allow that.
+    return size is not None and name in sizes and abs(size - sizes[name]) <= 4096 * ndirs[name]
+
+
 def names_ranked():
-    got = [name for _, name in rows()]
-    return sum(i < len(got) and got[i] == top[i] for i in range(3)) / 3
+    """A rank counts when its name is right and so is its size in bytes (kilobytes, or a total without hidden
+    files, rank nothing)."""
+    got = rows()
+    return sum(i < len(got) and got[i][1] == top[i] and size_ok(*got[i]) for i in range(3)) / 3
 
 
 def sizes_right():
-    # du -sb also counts directory entries (a few kB each); the totals are 25 kB apart, so allow that.
     got = rows()[:3]
-    good = sum(size is not None and name == top[i] and abs(size - sizes[name]) <= 4096 * ndirs[name]
-               for i, (size, name) in enumerate(got))
-    return good / 3
+    return sum(name == top[i] and size_ok(size, name) for i, (size, name) in enumerate(got)) / 3
 
 
 def exactly_three():

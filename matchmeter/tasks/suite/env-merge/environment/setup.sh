@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seeds config/defaults.env, config/production.env and config/local.env: overlapping keys, comments,
 # blank lines, `export` prefixes, quoted values, values containing '=' and '#', and an override
-# to an empty value.
+# to an empty value; on every seed a key in all three files, a key production.env sets twice and a
+# value holding '='.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import random
@@ -42,7 +43,7 @@ def render(name, pairs):
             text = f"{key}='{val}'"
         else:
             text = f"{key}={val}"
-        if rng.random() < 0.2:
+        if rng.random() < 0.2 or (name == "production" and key == pairs[0][0]):  # an export on every seed
             text = "export " + text
         lines.append(text)
         if rng.random() < 0.2:
@@ -57,6 +58,25 @@ files["production"] = [(k, value(k)) for k in rng.sample(base, 4) + rng.sample([
 local = [(k, value(k)) for k in rng.sample(base, 3)]
 local.append((rng.choice([k for k, _ in files["production"]]), ""))
 files["local"] = local
+# Every named case on every seed (tests/tasks/test_traps.py): a key set in all three files (local wins), a key
+# production.env sets twice (the later line wins), and a merged value holding "=".
+prod = dict(files["production"])
+if not any(v and k in prod and prod[k] != v for k, v in local):
+    shared = [i for i, (k, v) in enumerate(local) if v and k in prod]
+    if shared:
+        k = local[shared[0]][0]
+        local[shared[0]] = (k, prod[k] + "-local")
+    else:
+        k = rng.choice([k for k in prod if k in base and k not in dict(local)])
+        local.insert(0, (k, prod[k] + "-local"))
+prod_keys = [k for k, _ in files["production"]]
+again = rng.choice([k for k in prod_keys if k not in dict(local)])
+files["production"].append((again, dict(files["production"])[again] + "-late"))
+merged = {}
+for pairs in files.values():
+    merged.update(pairs)
+if not any("=" in v for v in merged.values()):
+    files["defaults"].append(("STATUS_URL", value("STATUS_URL")))
 for name, pairs in files.items():
     Path(f"config/{name}.env").write_text(render(name, pairs))
 PY

@@ -1,6 +1,7 @@
 """env-merge verifier: .env holds the merged settings (local > production > defaults), sorted, clean.
 Format, uniqueness and the emptied key pay only when at least 75% of the values are right, so a
-cleaned copy of one input file earns little; a key listed twice zeroes the values."""
+cleaned copy of one input file earns little; a key listed twice, or any key a named case decides (the emptied
+key, a key set twice in one file, local over production, a value holding "=") wrong, zeroes the values."""
 
 import re
 
@@ -28,6 +29,13 @@ expected = {}
 for name in ("defaults", "production", "local"):
     expected.update(parse((orig / "config" / f"{name}.env").read_text()))
 emptied = [k for k, v in parse((orig / "config" / "local.env").read_text()) if v == ""]
+# The keys a named case decides (emptied by local.env, set twice in one file, set by local.env over
+# production.env, a value holding "="): the values pay only when all of them are right.
+named = set(emptied) | {k for k, v in expected.items() if "=" in v}
+for name in ("defaults", "production", "local"):
+    keys = [k for k, _ in parse((orig / "config" / f"{name}.env").read_text())]
+    named |= {k for k in keys if keys.count(k) > 1}
+named |= set(dict(parse((orig / "config" / "local.env").read_text()))) & set(dict(parse((orig / "config" / "production.env").read_text())))
 
 
 def got():
@@ -39,6 +47,8 @@ def values():
     if len(keys) != len(set(keys)):  # a key twice means no merge happened: which line would the app read?
         return 0.0
     have = dict(got())
+    if any(have.get(k) != expected[k] for k in named):
+        return 0.0
     return sum(k in have and have[k] == v for k, v in expected.items()) / len(expected)
 
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env bash
 # why: the block pasted into one double-quoted echo: variables, backticks and \-escapes expanded
 set -uo pipefail
 echo "#!/bin/sh

@@ -1,5 +1,6 @@
 """extract-conf-backup verifier: exactly the etc/**/*.conf members are restored with their bytes.
-Restoring extra files zeroes the extraction score (extracting everything is not the task); the
+Restoring extra files, or missing one in etc/'s subdirectories, zeroes the extraction score (extracting
+everything, or etc/ one level deep, is not the task); the
 intact archive pays only with a complete, exact restore."""
 
 import tarfile
@@ -18,8 +19,12 @@ def extras():
     return files - set(wanted)
 
 
+# The members in etc/'s subdirectories (conf.d/): the fraction pays only once they are restored.
+nested = [name for name in wanted if "/etc/" in name and "/" in name.split("/etc/", 1)[1]]
+
+
 def extracted():
-    if extras():
+    if extras() or any(read(f"restored/{name}", "b") != wanted[name] for name in nested):
         return 0.0
     return sum(read(f"restored/{name}", "b") == data for name, data in wanted.items()) / len(wanted)
 

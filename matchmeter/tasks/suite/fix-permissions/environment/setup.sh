@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seeds site/ (a web root) with files and directories in a mess of modes: world-writable files,
 # executable data files, private 700 directories, scripts in site/bin/ without their x bit; and
-# vendor/, whose modes must stay as they are.
+# vendor/, whose modes must stay as they are. Traps on every seed: a site/bin/*.sh that is not 755, a
+# site/bin/README that is not 644, an executable *.sh outside site/bin/ (an upload: 644 like any file).
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import os
@@ -33,6 +34,11 @@ p.write_text("helper scripts\n")
 made.append(p)
 for p in made:
     os.chmod(p, rng.choice(file_modes))
+scripts = [p for p in made if p.suffix == ".sh"]
+if all(p.stat().st_mode & 0o777 == 0o755 for p in scripts):
+    os.chmod(scripts[0], 0o644)
+if Path("site/bin/README").stat().st_mode & 0o777 == 0o644:
+    os.chmod("site/bin/README", 0o755)
 for d in reversed(dirs):
     os.chmod(d, rng.choice(dir_modes))
 Path("vendor/lib").mkdir(parents=True)
@@ -42,4 +48,7 @@ for i, mode in enumerate(rng.sample([0o600, 0o755, 0o700, 0o644, 0o640], 3)):
     p = Path("vendor/lib", f"mod{i}.bin")
     p.write_text(f"vendor {i}\n")
     os.chmod(p, mode)
+p = Path("site/uploads", rng.choice(["install.sh", "payload.sh", "cleanup.sh"]))
+p.write_text("#!/bin/sh\necho uploaded\n")
+os.chmod(p, rng.choice([0o755, 0o777, 0o775]))
 PY

@@ -27,6 +27,9 @@ orders = []
 for i in range(rng.randint(250, 450)):
     date = dt.date(2024, 1, 1) + dt.timedelta(days=rng.randint(0, 120))
     cur = rng.choice(["USD", "USD"] + currencies)
+    if i < 8:  # on every seed each month has a foreign order on a Saturday (no rate) and one in USD
+        date = dt.date(2024, i % 4 + 1, 1) + dt.timedelta(days=(5 - dt.date(2024, i % 4 + 1, 1).weekday()) % 7)
+        cur = currencies[i % 3] if i < 4 else "USD"
     amount = rng.uniform(20, 900) / (level[cur] if cur != "USD" else 1)
     orders.append([f"ORD-{30000 + i}", date.isoformat(), cur, f"{amount:.2f}" if cur != "JPY" else f"{amount:.0f}"])
 orders.sort(key=lambda o: o[1])

@@ -3,7 +3,8 @@
 # position, with an innocent message, breaks one pricing function so check.sh fails from then on;
 # earlier, a stretch of commits around the middle of the history has a syntax error in pricing.py,
 # fixed a few commits later (they fail check.sh for an unrelated reason). Later commits add functions
-# and tests and never touch the broken function, so the bad commit reverts cleanly. Identity and
+# and tests and never touch the broken function, so the bad commit reverts cleanly; the commit right
+# after the bad one always adds a function. Identity and
 # dates are fixed.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
@@ -48,6 +49,7 @@ extras = [
      "self.assertEqual(clamp_price(5, 1, 3), 3)"),
 ]
 rng.shuffle(extras)
+late = extras.pop()  # added right after the bad commit on every seed: "keep every other change" always matters
 order = list(funcs)
 state = {name: src for name, (src, _) in funcs.items()}
 tests = {name: t for name, (_, t) in funcs.items()}
@@ -91,6 +93,12 @@ for i in range(1, total):
         state[victim] = bad_versions[victim]
         write_all()
         git("commit", "-q", "-m", rng.choice(["Simplify arithmetic", "Minor cleanup", "Refactor pricing helpers"]))
+    elif i == bad_at + 1:
+        name, src, test = late
+        order.append(name)
+        state[name], tests[name] = src, test
+        write_all(broken_syntax=broken)
+        git("commit", "-q", "-m", f"Add {name}")
     elif i == broken_at:
         name, src, test = extras.pop()
         order.append(name)
@@ -102,7 +110,7 @@ for i in range(1, total):
         broken = None
         write_all()
         git("commit", "-q", "-m", "Fix typo")
-    elif extras and rng.random() < 0.4:
+    elif len(extras) > (i < broken_at) and rng.random() < 0.4:  # one kept for the syntax-error commit
         name, src, test = extras.pop()
         order.append(name)
         state[name], tests[name] = src, test

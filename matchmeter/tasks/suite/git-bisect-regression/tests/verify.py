@@ -1,5 +1,6 @@
 """git-bisect-regression verifier: first_bad.txt names the commit that broke the tests (not the
-syntax-error one), and a new commit on top undoes only that change so check.sh passes. "Passes" is
+syntax-error one; it pays only while history is not rewritten), and a new commit on top undoes only that
+change so check.sh passes. "Passes" is
 judged with the ORIGINAL check.sh and test_pricing.py (from the verifier's pristine rebuild) against
 HEAD's pricing.py, so a commit that edits the checker or the tests earns nothing; git runs without
 the agent's hooks and fsmonitor."""
@@ -49,8 +50,13 @@ subprocess.run([*GIT_SAFE, "-c", "user.name=v", "-c", "user.email=v@v", "revert"
 want_pricing = (fixed / "calc" / "pricing.py").read_text()
 
 
+def history_kept():
+    """Nothing rewritten: the old head is still an ancestor of HEAD (or is HEAD)."""
+    return git(repo, "merge-base", "--is-ancestor", old_head, "HEAD") is not None
+
+
 def hash_found():
-    return (read("first_bad.txt") or "").strip() == first_bad
+    return (read("first_bad.txt") or "").strip() == first_bad and history_kept()
 
 
 def on_top():
@@ -87,5 +93,5 @@ def clean():
 
 
 shutil.rmtree(fixed, ignore_errors=True)
-grade({"first_bad_hash": 0.4, "check_passes": 0.3, "only_that_change": 0.2, "clean": 0.1},
+grade({"first_bad_hash": 0.25, "check_passes": 0.35, "only_that_change": 0.25, "clean": 0.15},
       {"first_bad_hash": hash_found, "check_passes": check_passes, "only_that_change": minimal_fix, "clean": clean})

@@ -1,6 +1,6 @@
 """git-recover-branches verifier: both force-deleted unmerged branches are back at their last commits;
-the merged one stays deleted; existing branches did not move. The two side conditions pay only once
-both branches are back; git runs without the agent's hooks and fsmonitor."""
+the merged one stays deleted; existing branches did not move. A branch pays only while the one worked on
+in two sessions is right and no merged branch is recreated; the two side conditions only once both are back; git runs without the agent's hooks and fsmonitor."""
 
 import re
 
@@ -29,9 +29,16 @@ lost = {b: t for b, t in tips.items() if git(orig / "project", "merge-base", "--
 merged = [b for b in tips if b not in lost]
 
 
+# The lost branch worked on in two sessions (left twice in the reflog): its first leave is not its tip.
+left = [re.match(r"checkout: moving from (\S+) to ", s) for s in git(orig / "project", "reflog", "--format=%gs").splitlines()]
+twice = [b for b in lost if sum(m is not None and m.group(1) == b for m in left) > 1]
+
+
 def restored(k):
+    """A branch pays only while the two-session branch is right too and no merged branch is back."""
+    now = branches(repo)
     name = sorted(lost)[k]
-    return branches(repo).get(name) == lost[name]
+    return now.get(name) == lost[name] and all(now.get(b) == lost[b] for b in twice) and not any(b in now for b in merged)
 
 
 def no_merged_back():

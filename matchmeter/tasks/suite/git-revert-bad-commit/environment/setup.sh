@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a git repository service/ with a seeded history in which one commit (at a seeded position,
 # with an innocent-looking message) sets max_connections to 0. Dates and identity are fixed, so the
-# commit ids are the same for the same seed.
+# commit ids are the same for the same seed. A later commit always changes settings.ini again.
 set -euo pipefail
 PYTHONPATH="$(dirname "$0")" python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 from seedgit import start
@@ -42,6 +42,10 @@ edits = [
 rng.shuffle(edits)
 bad_at = rng.randint(1, len(edits) - 2)
 bad_message = rng.choice(["Tune connection settings", "Apply review feedback", "Misc config cleanup"])
+# settings.ini changes again after the bad commit on every seed: restoring the old file loses that change.
+if not any(path == "settings.ini" for path, _, _ in edits[bad_at:]):
+    j = next(i for i, (path, _, _) in enumerate(edits) if path == "settings.ini")
+    edits[j], edits[-1] = edits[-1], edits[j]
 for i, (path, change, message) in enumerate(edits):
     if i == bad_at:
         text = (repo / "settings.ini").read_text()

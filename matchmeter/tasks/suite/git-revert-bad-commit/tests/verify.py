@@ -1,4 +1,5 @@
-"""git-revert-bad-commit verifier: a new commit on top of the old head restores max_connections.
+"""git-revert-bad-commit verifier: a new commit on top of the old head restores max_connections and keeps
+the later changes to settings.ini.
 The restored setting pays only on top of the kept history (a reset is not the task), and history and
 a clean tree pay only with the setting restored (an empty commit is not the task either)."""
 
@@ -33,8 +34,8 @@ def on_top():
 def fixed():
     if not on_top():
         return False
-    text = git(repo, "show", "HEAD:settings.ini") or ""
-    return f"max_connections = {good_value}\n" in text and "max_connections = 0" not in text
+    # The whole file: the value back and the later changes to settings.ini kept.
+    return git(repo, "show", "HEAD:settings.ini") == expected["settings.ini"]
 
 
 def others_kept():

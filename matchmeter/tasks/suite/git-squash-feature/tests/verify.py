@@ -1,6 +1,7 @@
 """git-squash-feature verifier: feature/* is one commit on the old branch point with the old tip's tree
-and the first commit's subject; main is unchanged. Message and main/clean pay only once the squashed
-commit holds the old tree: an empty commit on the branch point must not collect them."""
+and the first commit's subject; main is unchanged. Every subgoal needs the first commit's subject; message
+and main/clean pay only once the squashed commit holds the old tree: an empty commit on the branch point
+must not collect them."""
 
 from verifylib import APP, git, grade, pristine
 
@@ -16,9 +17,15 @@ base = git(orig / "app", "merge-base", "main", branch)
 title = git(orig / "app", "log", "--reverse", "--format=%s", f"{base}..{branch}").splitlines()[0]
 
 
+def subject_right():
+    return (git(repo, "log", "-1", "--format=%s", branch) or "").strip() == title
+
+
 def single_commit():
+    """Pays only with the first commit's subject: the branch's newest subject (what `git log` shows first)
+    is the sloppy pick the instruction rules out."""
     tip = git(repo, "rev-parse", branch)
-    return tip is not None and tip != old_tip and git(repo, "rev-parse", f"{branch}^") == base
+    return tip is not None and tip != old_tip and git(repo, "rev-parse", f"{branch}^") == base and subject_right()
 
 
 def same_tree():
@@ -26,7 +33,7 @@ def same_tree():
 
 
 def message():
-    return same_tree() and (git(repo, "log", "-1", "--format=%s", branch) or "").strip() == title
+    return same_tree() and subject_right()
 
 
 def main_and_clean():

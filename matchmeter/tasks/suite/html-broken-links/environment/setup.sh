@@ -23,6 +23,10 @@ for target in rng.sample(assets, rng.randint(4, 6)):
         else ("img", "src") if target.startswith("img/") else ("a", "href")
     links.append((tag, attr, target, exists, target))
 links.append(("a", "href", "release%20notes.html", True, "release notes.html"))
+# Traps planted on every seed (task.toml): an existing page behind a fragment or query, a missing image
+# (a src attribute); the percent-encoded name above and the external links below are on every seed too.
+links.append(("a", "href", f"news.html{rng.choice(['#latest', '?page=2'])}", True, "news.html"))
+links.append(("img", "src", f"img/{rng.choice(['banner', 'chart', 'map'])}.png", False, None))
 if not any(not e for *_, e, _t in links):
     links[0] = links[0][:3] + (False, links[0][4])
 links += [("a", "href", "https://example.com/docs", None, None), ("a", "href", "mailto:team@example.com", None, None),

@@ -39,5 +39,20 @@ def exact():
     return listed() == broken
 
 
+def traps():
+    """The named traps (task.toml) all handled: no existing file listed (a fragment, query or %20 kept in the
+    path), no external link, every broken src link listed. A sloppy answer fails one and is paid nothing."""
+    try:
+        got = listed()
+    except Exception:  # noqa: BLE001 - no readable list handles no trap
+        return False
+    srcs = {norm(v) for v in re.findall(r'src="([^"]*)"', html) if not re.match(r"^(?:[a-z]+:|//|#)", v)}
+    return not (got & fine) and not any(re.match(r"^(?:[a-z]+:|//)", g) for g in got) and (srcs & broken) <= got
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"broken_found": 0.5, "no_false_alarms": 0.3, "exact_list": 0.2},
-      {"broken_found": recall, "no_false_alarms": precision, "exact_list": exact})
+      {"broken_found": gated(recall), "no_false_alarms": gated(precision), "exact_list": gated(exact)})

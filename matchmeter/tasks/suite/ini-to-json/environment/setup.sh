@@ -23,6 +23,9 @@ sections = {
 extra = rng.choice(["metrics", "mail"])
 sections[extra] = [("enabled", rng.choice(["true", "false"])), ("endpoint", f"https://{extra}.example.com/v{rng.randint(1, 3)}"),
                    ("retries", str(rng.randint(0, 9))), ("weight", f"{rng.randint(1, 9)}.5")]
+# Traps planted on every seed (task.toml): typed values (ports, booleans, decimals, above), and a string
+# that Python's int() or float() would take (a version, and one of these) that must stay a string.
+sections["cache"].append(rng.choice([("max_items", "inf"), ("max_items", "1e6"), ("batch", "1_000"), ("batch", "nan")]))
 order = list(sections)
 rng.shuffle(order)
 lines = [f"; {app} configuration"]

@@ -52,7 +52,33 @@ def no_extras():
     return sections() and all(set(d[s]) == set(expected[s]) for s in expected)
 
 
+def lookalike(value):
+    """A string Python's int() or float() accepts although it is no integer or decimal number."""
+    for conv in (int, float):
+        try:
+            conv(value)
+            return True
+        except ValueError:
+            pass
+    return False
+
+
+def traps():
+    """The named traps (task.toml) all handled: every integer, decimal and boolean typed, every string that
+    only looks numeric kept a string. A sloppy answer fails one and is paid nothing."""
+    try:
+        d = doc()
+        return all(same(d.get(s, {}).get(k), v) for s in expected for k, v in expected[s].items()
+                   if not isinstance(v, str) or lookalike(v))
+    except Exception:  # noqa: BLE001 - no readable JSON handles no trap
+        return False
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 # The key layout is visible in the INI file itself: it is paid in proportion to the values converted right.
 grade({"valid_json": 0.1, "sections": 0.2, "typed_values": 0.5, "no_extra_keys": 0.2},
-      {"valid_json": valid, "sections": lambda: sections() * values(), "typed_values": values,
-       "no_extra_keys": lambda: no_extras() * values()})
+      {"valid_json": gated(valid), "sections": gated(lambda: sections() * values()), "typed_values": gated(values),
+       "no_extra_keys": gated(lambda: no_extras() * values())})

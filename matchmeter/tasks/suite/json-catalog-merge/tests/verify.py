@@ -1,4 +1,8 @@
-"""json-catalog-merge verifier: merged.json equals base + updates applied in order, sorted by sku."""
+"""json-catalog-merge verifier: merged.json equals base + updates applied in order, sorted by sku.
+
+Strict on the named cases (every seed plants them, task.toml's traps): each subgoal pays only when the skus are
+exactly the surviving ones in sku order (discontinued gone, new ones in), every product has exactly the five
+fields, and every product a stock_delta or a tags change touched has the right stock and tags (no duplicates)."""
 
 import json
 
@@ -23,6 +27,9 @@ for ch in json.loads((orig / "updates.json").read_text())["changes"]:
         elif key != "sku":
             p[key] = value
 KEYS = {"sku", "name", "price", "stock", "tags"}
+changes = json.loads((orig / "updates.json").read_text())["changes"]
+delta_skus = {c["sku"] for c in changes if "stock_delta" in c} & set(merged)
+tag_skus = {c["sku"] for c in changes if "tags" in c} & set(merged)
 
 
 def doc():
@@ -37,16 +44,29 @@ def same(got, want):
             and len(got["tags"]) == len(want["tags"]))
 
 
+def named_cases():
+    """Every named case handled: sku set and order, exactly five fields, the stocks and tags changes touched."""
+    data = doc()
+    got = {p.get("sku"): p for p in data}
+    return ([p.get("sku") for p in data] == sorted(merged) and all(set(p) == KEYS for p in data)
+            and all(got[s]["stock"] == merged[s]["stock"] for s in delta_skus)
+            and all(sorted(got[s]["tags"]) == sorted(merged[s]["tags"]) for s in tag_skus))
+
+
 def skus():
-    return [p.get("sku") for p in doc()] == sorted(merged) or set(p.get("sku") for p in doc()) == set(merged) and 0.5
+    return named_cases()  # its first condition is this subgoal: the skus are exactly sorted(merged)
 
 
 def products():
+    if not named_cases():
+        return 0.0
     got = {p.get("sku"): p for p in doc()}
     return sum(s in got and same(got[s], merged[s]) for s in merged) / max(len(merged), len(got))
 
 
 def stock_and_tags():
+    if not named_cases():
+        return 0.0
     got = {p.get("sku"): p for p in doc()}
     changed = [s for s in merged if s in got]
     return bool(changed) and all(got[s]["stock"] == merged[s]["stock"] and set(got[s]["tags"]) == set(merged[s]["tags"])

@@ -23,6 +23,8 @@ cfg = {
 spots = [cfg, cfg["server"], cfg["database"], cfg["features"]["exports"], cfg["workers"][0], cfg["workers"][2]]
 for spot in rng.sample(spots, rng.randint(2, 4)):
     spot["legacy_mode"] = rng.random() < 0.5
+# The trap on every seed (task.toml): legacy_mode deeper than one level or inside the workers list too.
+rng.choice(spots[3:]).setdefault("legacy_mode", rng.random() < 0.5)
 Path("config").mkdir(exist_ok=True)
 Path("config/app.json").write_text(json.dumps(cfg, indent=2) + "\n")
 Path("config/defaults.json").write_text(json.dumps({"server": {"port": 8080}, "legacy_mode": False}, indent=2) + "\n")

@@ -47,5 +47,18 @@ def untouched():
     return now == before
 
 
+def traps():
+    """The named trap (task.toml) handled: legacy_mode gone everywhere, deep and in lists too. Skipping it is
+    paid nothing."""
+    try:
+        return legacy()
+    except Exception:  # noqa: BLE001 - no readable JSON handles no trap
+        return False
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"flag_on": 0.3, "pool_doubled": 0.3, "legacy_removed": 0.2, "rest_unchanged": 0.2},
-      {"flag_on": flag, "pool_doubled": pool, "legacy_removed": legacy, "rest_unchanged": untouched})
+      {"flag_on": gated(flag), "pool_doubled": gated(pool), "legacy_removed": gated(legacy), "rest_unchanged": gated(untouched)})

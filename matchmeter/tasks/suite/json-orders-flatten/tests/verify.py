@@ -26,6 +26,37 @@ def same(row, want):
         return False
 
 
+TRAPPED = [i for i, (o, _item) in enumerate((o, i) for o in orders for i in o["items"])
+           if any(c in o["customer"]["name"] for c in ',"') or not (o["customer"].get("address") or {}).get("country")]
+
+
+def matched():
+    """For each expected row, the index of the got row that holds it (first unused), or None."""
+    got, used, where = parsed()[1], set(), []
+    for want in expected:
+        k = next((k for k, r in enumerate(got) if k not in used and same(r, want)), None)
+        if k is not None:
+            used.add(k)
+        where.append(k)
+    return where
+
+
+def traps():
+    """The named traps (task.toml) all handled: every item of an order whose customer name holds a comma
+    or a quote or whose country is missing is a right row, and the rows found keep the export order.
+    A sloppy answer fails one and is paid nothing, so skipping a trap never pays."""
+    try:
+        where = matched()
+    except Exception:  # noqa: BLE001 - a missing or unreadable file handles no trap
+        return False
+    found = [k for k in where if k is not None]
+    return all(where[i] is not None for i in TRAPPED) and found == sorted(found)
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 def header():
     return parsed()[0] == HEADER
 
@@ -48,4 +79,4 @@ def ordered():
 
 
 grade({"header": 0.15, "item_rows": 0.6, "export_order": 0.25},
-      {"header": header, "item_rows": rows, "export_order": ordered})
+      {"header": gated(header), "item_rows": gated(rows), "export_order": gated(ordered)})

@@ -23,9 +23,14 @@ for part in range(3):
     for i in range(rng.randint(40, 90)):
         svc = rng.choice(services)
         level = rng.choices(["info", "warn", "error"], [6, 2, 0 if svc == quiet else 1.5])[0]
+        # Traps on every seed (task.toml): an error in the gzipped log, a ctx.level "error" on a non-error event.
+        if i == 0 and part == 2:
+            svc, level = rng.choice([s for s in services if s != quiet]), "error"
+        if i == 0 and part == 0:
+            level = "warn"
         event = {"ts": f"2024-05-{day + 2 - part:02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z",
                  "service": svc, "level": level, "msg": rng.choice(msgs[level])}
-        if rng.random() < 0.2:
+        if rng.random() < 0.2 or (i == 0 and part == 0):
             event["ctx"] = {"level": "error" if level != "error" else "debug", "attempt": rng.randint(1, 4)}
         lines.append(json.dumps(event))
         if rng.random() < 0.05:

@@ -34,5 +34,22 @@ def clean_keys():
     return counts() > 0 and all(k in services and v == expected.get(k, 0) for k, v in data.items())
 
 
+def traps():
+    """The named traps (task.toml) all handled: every service with an error in the gzipped log, or with a
+    non-error event whose ctx.level is "error", has its exact count. A sloppy answer fails one and is paid nothing."""
+    gz = [json.loads(line) for line in texts[2].splitlines() if line.strip()]
+    hit = {e["service"] for e in gz if e["level"] == "error"}
+    hit |= {e["service"] for e in events if e["level"] != "error" and (e.get("ctx") or {}).get("level") == "error"}
+    try:
+        data = report()
+        return all(data.get(s, 0) == expected.get(s, 0) for s in hit)
+    except Exception:  # noqa: BLE001 - no readable report handles no trap
+        return False
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"valid_report": 0.2, "error_counts": 0.55, "no_wrong_entries": 0.25},
-      {"valid_report": valid, "error_counts": counts, "no_wrong_entries": clean_keys})
+      {"valid_report": gated(valid), "error_counts": gated(counts), "no_wrong_entries": gated(clean_keys)})

@@ -32,4 +32,6 @@ def valid():
 grade({"answer_valid": 0.1, "p95": 0.5, "error_rate": 0.4},
       {"answer_valid": valid,
        "p95": lambda: close(answer()["p95_latency_ms"], p95, 0.05),
-       "error_rate": lambda: close(answer()["error_rate"], error_rate, 1e-4)})
+       # Pays only beside a right p95: the 2xx and interpolation rules are the task, not a remainder to skip.
+       "error_rate": lambda: close(answer()["error_rate"], error_rate, 1e-4)
+       and close(answer()["p95_latency_ms"], p95, 0.05)})

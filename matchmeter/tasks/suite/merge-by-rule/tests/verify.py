@@ -1,7 +1,7 @@
 """merge-by-rule verifier: main has a merge commit of the release branch whose requirements take the
 higher pin of each package, whose changelog holds both sides' entries newest first, and whose VERSION
-and other files are what the rules and an ordinary merge give. The merge commit, the other files and
-the clean state pay only when both rule-resolved files are right (`git merge -X ours` is not the task);
+and other files are what the rules and an ordinary merge give. Every subgoal pays only when every named rule
+is kept (both rule-resolved files right, main's VERSION): `git merge -X ours` is not the task;
 git runs without the agent's hooks and fsmonitor."""
 
 import re
@@ -59,22 +59,36 @@ def parents_right():
     return parents == [old_main, rel_tip]
 
 
-def requirements():
+def requirements_exact():
     text = show(repo, "main", "requirements.txt")
     got = pins(text)
     names = [ln.split("==")[0] for ln in (text or "").splitlines() if ln.strip()]
-    score = sum(got.get(n) == want_pins[n] for n in contested) / len(contested)
-    exact = got == want_pins and names == sorted(names, key=str.lower) and len(names) == len(got)
-    return parents_right() and (score if exact else 0.5 * score)
+    return got == want_pins and names == sorted(names, key=str.lower) and len(names) == len(got)
+
+
+def changelog_right():
+    text = show(repo, "main", "CHANGELOG.md") or ""
+    return text.startswith("# Changelog") and "<<<<<<<" not in text and entries(text) == want_log
+
+
+def rules_kept():
+    """Each named rule (higher pin compared numerically, every package of both sides, newest entry first,
+    main's VERSION): skipping any one of them pays nothing."""
+    return (parents_right() and requirements_exact() and changelog_right()
+            and show(repo, "main", "VERSION") == others["VERSION"])
+
+
+def requirements():
+    got = pins(show(repo, "main", "requirements.txt"))
+    return rules_kept() and sum(got.get(n) == want_pins[n] for n in contested) / len(contested)
 
 
 def changelog():
-    text = show(repo, "main", "CHANGELOG.md") or ""
-    return parents_right() and text.startswith("# Changelog") and "<<<<<<<" not in text and entries(text) == want_log
+    return rules_kept()
 
 
 def merged():
-    return parents_right() and requirements() == 1 and changelog()
+    return rules_kept()
 
 
 def other_files():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seeds data/orders.csv: order totals spread over the bands of the instruction (never exactly on a
-# band edge, so open/closed bounds do not matter); totals of 1000+ are written "1,234.50" and quoted.
+# Seeds data/orders.csv: order totals spread over the bands of the instruction (never exactly on an
+# inner band edge, where open/closed bounds are ambiguous; exactly 25 and 1000 once each, which "under 25"
+# and "1000 or more" decide); totals of 1000+ are written "1,234.50" and quoted.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
 import csv
@@ -22,6 +23,8 @@ for i in range(rng.randint(180, 320)):
     text = f"{total:,.2f}" if total >= 1000 else f"{total:.2f}"
     if rng.random() < 0.04:
         text = ""  # draft order, never completed
+    if i < 4:  # on every seed: a draft, totals exactly on the edges 25 and 1000, and one over 1000
+        text = ["", "25.00", "1,000.00", f"{rng.uniform(1000.01, 3999.99):,.2f}"][i]
     rows.append([f"SO-{5000 + i}", f"2024-{rng.randint(1, 9):02d}-{rng.randint(1, 28):02d}", rng.choice(names), text])
 Path("data").mkdir(exist_ok=True)
 with open("data/orders.csv", "w", newline="") as fh:

@@ -1,4 +1,5 @@
-"""order-total-histogram verifier: seven band counts (no total lies on a band edge), one per line."""
+"""order-total-histogram verifier: seven band counts (no total lies on an inner band edge; 25 and 1000
+belong to the band they start), one per line, all seven right."""
 
 import csv
 
@@ -21,4 +22,6 @@ def counts():
 
 grade({"shape": 0.2, "counts": 0.8},
       {"shape": lambda: len(counts()) == 7,
-       "counts": lambda: sum(a == b for a, b in zip(counts(), expected)) / 7 if len(counts()) == 7 else 0})
+       # All seven or nothing: six right bands are what skipping the drafts, the "1,234.50" totals or the
+       # edges 25 and 1000 still gets.
+       "counts": lambda: counts() == expected})

@@ -1,7 +1,8 @@
 """patch-rejects verifier: every file the patch touches equals the current (drifted) file with the
 patch's changes applied by content (each removed block or insertion anchor is unique), the renamed
-settings file included; no .rej/.orig leftovers. Tidiness pays only once every file is right:
-running `patch -f` and deleting the rejects is not the task."""
+settings file included; no .rej/.orig leftovers, the patch unedited. Every subgoal pays only when all of
+that holds (all-or-nothing): running `patch -f` and deleting the rejects is not the task, and neither is
+getting the files right but leaving the rejects or editing the patch."""
 
 import re
 
@@ -86,6 +87,8 @@ def tidy():
     return all(correct(r) for r in expected) and settings() and not leftovers and patch_kept and readme_kept
 
 
+# Each named case (the moved file, the hunk that no longer applies, the drift kept, no leftovers, the patch
+# unedited) alone leaves the others right, so every subgoal needs all of them: the gates are all-or-nothing.
 grade({"server_py": 0.25, "util_py": 0.25, "settings_ini": 0.25, "tidy": 0.25},
-      {"server_py": lambda: correct("app/server.py"), "util_py": lambda: correct("app/util.py"),
-       "settings_ini": settings, "tidy": tidy})
+      {"server_py": lambda: correct("app/server.py") and tidy(), "util_py": lambda: correct("app/util.py") and tidy(),
+       "settings_ini": lambda: settings() and tidy(), "tidy": tidy})

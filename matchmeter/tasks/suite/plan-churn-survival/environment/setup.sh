@@ -14,6 +14,7 @@ rng = random.Random(int(sys.argv[1]))
 as_of = dt.date(2024, 10, 1)
 plans = {"starter": rng.uniform(80, 160), "growth": rng.uniform(200, 380), "scale": rng.uniform(2000, 3500)}
 subs, cancels = [], []
+withdrawn = dict.fromkeys(plans, 0)  # on every seed each plan's first five subscriptions file one in 60 days
 for i in range(rng.randint(300, 500)):
     plan = rng.choices(list(plans), [5, 4, 2])[0]
     start = as_of - dt.timedelta(days=rng.randint(20, 640))
@@ -21,8 +22,10 @@ for i in range(rng.randint(300, 500)):
     sid = f"S-{40000 + i * 3}"
     subs.append([sid, f"cust{rng.randint(1000, 9999)}", plan, start.isoformat()])
     end = start + dt.timedelta(days=life)
-    if rng.random() < 0.08:  # a request the customer took back; the subscription went on
-        early = start + dt.timedelta(days=rng.randint(1, max(1, min(life, (as_of - start).days) - 1)))
+    if rng.random() < 0.08 or withdrawn[plan] < 5:  # a request the customer took back; the subscription went on
+        cap = min(life, (as_of - start).days) if withdrawn[plan] >= 5 else min(life, (as_of - start).days, 60)
+        early = start + dt.timedelta(days=rng.randint(1, max(1, cap - 1)))
+        withdrawn[plan] += 1
         cancels.append([sid, early.isoformat(), "withdrawn"])
     if end < as_of:
         cancels.append([sid, end.isoformat(), "effective"])

@@ -66,13 +66,27 @@ def median_ok(got, options):
     return any(o is not None and abs(float(got) - o) <= 1 for o in options)
 
 
+def never_halves_ok(a):
+    """The plan whose curve never reaches 50% must say null: both per-plan subgoals pay only then (reporting
+    a number there and the rest right kept 0.83)."""
+    return all(median_ok(a.get(p, {}).get("median_days", "missing"), accept[p][0]) for p in accept if None in accept[p][0])
+
+
 def medians():
+    """Gated on the null plan, then the share of the plans that do halve (a null alone is not a median)."""
     a = answer()
-    return sum(median_ok(a.get(p, {}).get("median_days", "missing"), accept[p][0]) for p in accept) / len(accept)
+    halving = [p for p in accept if None not in accept[p][0]]
+    if not never_halves_ok(a):
+        return 0.0
+    if not halving:
+        return 1.0
+    return sum(median_ok(a.get(p, {}).get("median_days", "missing"), accept[p][0]) for p in halving) / len(halving)
 
 
 def churn90():
     a = answer()
+    if not never_halves_ok(a):
+        return 0.0
     return sum(any(close(a.get(p, {}).get("churn_90d"), c, 1e-3) for c in accept[p][1]) for p in accept) / len(accept)
 
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env bash
 # why: both lines appended with double-quoted echo: $HOME expands, \$ loses its backslash
 set -uo pipefail
 echo "export BACKUP_DIR=\"$HOME/backups\daily\"" >> config/profile.env

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds services.conf (backend port 20000-29999, frontend port 30000-39999) and data/quotes.json
+# Seeds services.conf ([frontend] port 30000-39999 first, then [backend] port 20000-29999) and data/quotes.json
 # (seeded ids, authors and texts). Nothing is started here.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
@@ -10,7 +10,8 @@ from pathlib import Path
 
 rng = random.Random(int(sys.argv[1]))
 backend, frontend = rng.randint(20000, 29999), rng.randint(30000, 39999)
-Path("services.conf").write_text(f"# two cooperating services on loopback\n[backend]\nport = {backend}\n\n[frontend]\nport = {frontend}\n")
+# every seed: [frontend] comes first, so the port lines are not in the order the instruction lists the services
+Path("services.conf").write_text(f"# two cooperating services on loopback\n[frontend]\nport = {frontend}\n\n[backend]\nport = {backend}\n")
 authors = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Edsger", "Frances"]
 words = ["simple", "code", "data", "bugs", "tests", "time", "design", "users", "errors", "caches", "names", "state"]
 quotes = []

@@ -1,9 +1,13 @@
 """proxy-two-services verifier: backend and frontend answer as specified, the pidfiles name the
 listening processes, and after the backend is killed the frontend reports 502 / backend false. The
 verifier runs the agent's start.sh itself (the instruction says so) and kills everything it started
-before writing the reward; 404s and pidfiles pay only next to real answers."""
+before writing the reward; 404s and pidfiles pay only next to real answers. Nothing pays when start.sh
+does not return (within start_service's wait); beyond the backend's own answers, nothing pays unless
+every named case holds: an unknown id is 404 at the backend and through the proxy, and with the backend
+killed /api/... is 502 and /health reports backend false."""
 
 import configparser
+import http.client
 import json
 import os
 import signal
@@ -31,6 +35,8 @@ def get(name, path):
             status, body, headers = resp.status, resp.read(), resp.headers
     except urllib.error.HTTPError as err:
         status, body, headers = err.code, err.read(), err.headers
+    except (OSError, http.client.HTTPException):  # refused, dropped or a broken reply: no answer
+        return None, None, {}
     try:
         data = json.loads(body)
     except ValueError:
@@ -82,7 +88,17 @@ def family(pid):
 def backend():
     ok = get("backend", "/health")[:2] == (200, {"ok": True})
     found = sum(get("backend", f"/quotes/{q['id']}")[:2] == (200, q) for q in sample) / len(sample)
-    return ok * 0.25 + found * 0.5 + (found > 0 and get("backend", "/quotes/nope-404")[0] == 404) * 0.25
+    return ok * 0.25 + found * 0.5 + (found > 0 and backend_404()) * 0.25
+
+
+def backend_404():
+    return get("backend", "/quotes/nope-404")[0] == 404
+
+
+def proxied_404():
+    """The backend's 404 passed through unchanged, with the proxy's header."""
+    status, _, headers = get("frontend", "/api/quotes/nope-404")
+    return status == 404 and headers.get("X-Proxied-By") == "frontend"
 
 
 def proxy():
@@ -90,8 +106,7 @@ def proxy():
     for q in sample:
         status, data, headers = get("frontend", f"/api/quotes/{q['id']}")
         good += status == 200 and data == q and headers.get("X-Proxied-By") == "frontend"
-    missing = get("frontend", "/api/quotes/nope-404")
-    return good / len(sample) * 0.75 + (good > 0 and missing[0] == 404 and missing[2].get("X-Proxied-By") == "frontend") * 0.25
+    return good / len(sample) * 0.75 + (good > 0 and proxied_404()) * 0.25
 
 
 def pidfiles():
@@ -108,14 +123,13 @@ def health():
     return get("frontend", "/health")[:2] == (200, {"ok": True, "backend": True})
 
 
-def backend_down():
-    if not (health() and proxy() == 1):
-        return 0
+def backend_killed():
+    """(/api/... answers 502, /health says backend false) once the backend's listeners are killed."""
     for pid in listeners(ports["backend"]):
         os.kill(pid, signal.SIGKILL)
     time.sleep(0.5)
-    bad_gateway = get("frontend", f"/api/quotes/{sample[0]['id']}")[0] == 502
-    return bad_gateway * 0.6 + (get("frontend", "/health")[:2] == (200, {"ok": True, "backend": False})) * 0.4
+    return (get("frontend", f"/api/quotes/{sample[0]['id']}")[0] == 502,
+            get("frontend", "/health")[:2] == (200, {"ok": True, "backend": False}))
 
 
 def wait_for_ports():
@@ -125,16 +139,32 @@ def wait_for_ports():
         time.sleep(0.25)
 
 
+def attempt(check, default=0):
+    try:
+        return check()
+    except Exception as exc:  # a broken answer is that check's failure, never a crash
+        print(f"{getattr(check, '__name__', 'check')}: raised {exc!r}")
+        return default
+
+
 service = start_service() if (APP / "start.sh").is_file() else None
-if service is not None:
+RETURNED = service is not None and service.poll() is not None  # "returns within a few seconds"
+up = {}
+if RETURNED:
     wait_for_ports()
-
-
-def started(check):
-    return lambda: service is not None and check()
+    # Everything the running pair must answer is checked before the backend is killed.
+    up = {name: attempt(fn) for name, fn in (("backend", backend), ("proxy", proxy), ("pidfiles", pidfiles),
+                                               ("health", health), ("backend_404", backend_404),
+                                               ("proxied_404", proxied_404))}
+    bad_gateway, backend_false = attempt(backend_killed, (False, False))
+    # The named cases: an unknown id is 404 at the backend and through the proxy, and with the backend gone
+    # /api/... is 502 and /health says so. Only the backend's own answers pay without them.
+    NAMED = up["backend_404"] and up["proxied_404"] and bad_gateway and backend_false
+    down = (bad_gateway * 0.6 + backend_false * 0.4) if up["health"] and up["proxy"] == 1 else 0
 
 
 grade({"backend": 0.2, "proxy": 0.3, "pidfiles": 0.15, "health": 0.1, "backend_down": 0.25},
-      {"backend": started(backend), "proxy": started(proxy), "pidfiles": started(pidfiles),
-       "health": started(health), "backend_down": started(backend_down)},
+      {"backend": lambda: RETURNED and up["backend"], "proxy": lambda: RETURNED and NAMED and up["proxy"],
+       "pidfiles": lambda: RETURNED and NAMED and up["pidfiles"], "health": lambda: RETURNED and NAMED and up["health"],
+       "backend_down": lambda: RETURNED and NAMED and down},
       cleanup=lambda: service and stop_service(service))

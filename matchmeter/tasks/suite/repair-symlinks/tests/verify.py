@@ -1,6 +1,8 @@
 """repair-symlinks verifier: broken links now resolve into assets/, dead ones are removed and listed.
-Removing dead links pays only when no repairable link was removed with them (deleting every broken
-link is not the task); untouched pays only with every repair done."""
+The repair pays only with the named cases kept (dead links gone, absolute static/ targets repaired, working
+links unchanged), the removal and its report only beside some repair; removing dead links pays only when
+no repairable link was removed with them (deleting every broken link is not the task); untouched pays
+only with every repair done."""
 
 import os
 
@@ -24,7 +26,19 @@ for link in (orig / "site").rglob("*"):
 asset_bytes = {p.relative_to(orig).as_posix(): p.read_bytes() for p in (orig / "assets").rglob("*") if p.is_file()}
 
 
+def named_cases_kept():
+    """The cases the instruction names: dead links gone, links to /srv/www/static/ repaired, working links
+    unchanged. The repair pays only with all three."""
+    dead_gone = not any(os.path.lexists(APP / rel) for rel in dead)
+    absolute = all((APP / rel).is_symlink() and os.path.realpath(APP / rel) == os.path.realpath(APP / "assets" / inner)
+                   for rel, inner in fixable.items() if str((orig / rel).readlink()).startswith("/"))
+    kept = all((APP / rel).is_symlink() and str((APP / rel).readlink()) == t for rel, t in working.items())
+    return dead_gone and absolute and kept
+
+
 def repaired():
+    if not named_cases_kept():
+        return 0
     good = 0
     for rel, inner in fixable.items():
         p = APP / rel
@@ -33,12 +47,12 @@ def repaired():
 
 
 def dead_removed():
-    return all((APP / rel).is_symlink() for rel in fixable) and not any(os.path.lexists(APP / rel) for rel in dead)
+    return repaired() > 0 and all((APP / rel).is_symlink() for rel in fixable) and not any(os.path.lexists(APP / rel) for rel in dead)
 
 
 def report():
     lines = {ln.strip().removeprefix("./") for ln in (read("removed.txt") or "").splitlines() if ln.strip()}
-    return lines == set(dead)
+    return repaired() > 0 and lines == set(dead)
 
 
 def untouched():

@@ -1,7 +1,8 @@
 """reproducible-tarball verifier: dist/<name>-<version>.tar.gz holds src/ minus clutter under the
 right prefix, sorted, with fixed mtime and root ownership, and a gzip header without time or name.
-Order and gzip header pay only with the fixed metadata (the reproducibility the task is about): a
-plain `tar -czf` gets its gzip header and maybe its order for free."""
+Order, metadata and gzip header pay only all together and with the contents right (the reproducibility
+the task is about needs every one of them): a plain `tar -czf` gets its gzip header and maybe its order
+for free, and a build that skips one setting is not reproducible."""
 
 import re
 import tarfile
@@ -36,18 +37,23 @@ def contents():
 
 def ordered():
     names = [n for n, _, _ in members()]
-    return metadata() and (names == sorted(names) or names == sorted(names, key=lambda n: n.split("/")))
+    return names == sorted(names) or names == sorted(names, key=lambda n: n.split("/"))
 
 
-def metadata():
-    return contents() > 0.5 and all(m.mtime == epoch and m.uid == 0 and m.gid == 0 and m.uname in ("", "root") and m.gname in ("", "root")
+def fixed_metadata():
+    return all(m.mtime == epoch and m.uid == 0 and m.gid == 0 and m.uname in ("", "root") and m.gname in ("", "root")
                for _, m, _ in members())
 
 
-def gzip_header():
+def clean_header():
     head = archive.read_bytes()[:10]
-    return metadata() and head[:2] == b"\x1f\x8b" and head[4:8] == b"\0\0\0\0" and not head[3] & 0x08
+    return head[:2] == b"\x1f\x8b" and head[4:8] == b"\0\0\0\0" and not head[3] & 0x08
 
 
-grade({"contents": 0.25, "sorted": 0.2, "metadata": 0.35, "gzip_header": 0.2},
-      {"contents": contents, "sorted": ordered, "metadata": metadata, "gzip_header": gzip_header})
+def reproducible():
+    """Byte-identical rebuilds need every setting at once, so order, metadata and header pay together."""
+    return contents() > 0.5 and ordered() and fixed_metadata() and clean_header()
+
+
+grade({"contents": 0.2, "sorted": 0.2, "metadata": 0.4, "gzip_header": 0.2},
+      {"contents": contents, "sorted": reproducible, "metadata": reproducible, "gzip_header": reproducible})

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seeds logs/ in logrotate style for 3-4 services: <svc>.log (usually fresh), <svc>.log.N files
-# (some modified within the last day, most 2-20 days old) and <svc>.log.N.gz archives 21-28 days old
+# (some modified within the last day, at least one on every seed; most 2-20 days old) and <svc>.log.N.gz archives 21-28 days old
 # (at least two per service) or 35-120 days old; one retired service has only old archives.
 # Ages are seeded; mtimes are set relative to now, far from the 1-day and 30-day thresholds.
 set -euo pipefail
@@ -37,7 +37,8 @@ stopped = rng.choice(services)
 for svc in services:
     put(f"{svc}.log", rng.uniform(3, 9) if svc == stopped else rng.uniform(0.01, 0.3), lines(svc, rng.randint(5, 30)))
     n = 1
-    if svc != stopped and rng.random() < 0.7:
+    # A fresh rotated log on every seed (the first running service always has one).
+    if svc != stopped and (rng.random() < 0.7 or svc == next(x for x in services if x != stopped)):
         put(f"{svc}.log.{n}", rng.uniform(0.3, 0.8), lines(svc, rng.randint(5, 30)))
         n += 1
     for _ in range(rng.randint(1, 3)):

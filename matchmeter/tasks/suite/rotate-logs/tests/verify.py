@@ -1,6 +1,7 @@
 """rotate-logs verifier: stale logs gzipped (bytes kept), fresh ones untouched, old archives pruned
-except each service's two newest. Compression pays only if every fresh log is untouched, deletion only if
-every archive to keep survives, so gzipping or deleting everything earns nothing."""
+except each service's two newest. Compression and deletion pay only if every fresh log is untouched, every
+archive to keep survives and a stopped service's stale <svc>.log is compressed too, so gzipping or deleting
+everything, or skipping a named case, earns nothing."""
 
 import gzip
 import time
@@ -44,7 +45,17 @@ def kept_intact():
                for n in keep if n.removesuffix(".gz") not in stale)
 
 
+def named_cases_kept():
+    """Fresh logs untouched, each service's two newest archives kept (the retired one's too), and a stale
+    <svc>.log (a stopped service's) compressed like the rotated ones: both fractions need all three."""
+    main_logs = [n for n in stale if n.endswith(".log")]
+    return fresh_intact() and kept_intact() and all((logs / (n + ".gz")).is_file() and not (logs / n).exists()
+                                                    for n in main_logs)
+
+
 def compressed():
+    if not named_cases_kept():
+        return 0.0
     good = 0
     for name in stale:
         gz = logs / (name + ".gz")
@@ -57,7 +68,7 @@ def fresh_kept():
 
 
 def old_deleted():
-    return sum(not (logs / n).exists() for n in drop) / len(drop) if kept_intact() else 0.0
+    return sum(not (logs / n).exists() for n in drop) / len(drop) if named_cases_kept() else 0.0
 
 
 def archives_kept():

@@ -23,6 +23,18 @@ for cid, _, _ in customers:
         status = rng.choices(["completed", "cancelled", "refunded", "pending"], [14, 2, 1, 1])[0]
         shown = rng.choice([cid, cid, cid, cid.lower(), f" {cid}", f"{cid} "])
         orders.append([shown, status, round(rng.uniform(15, 2500), 2)])
+# On every seed each segment has a customer whose big orders never completed, and one whose big completed
+# orders all carry a mistyped id: either would move the segment's top 3 if its rule were skipped.
+for k, seg in enumerate(segments):
+    for kind in ("open", "typed"):
+        cid = f"C{rng.randint(1000, 9999)}{len(customers):02d}"
+        customers.insert(rng.randrange(len(customers) + 1), [cid, f"{rng.choice(first)} {rng.choice(last)}", seg])
+        for j in range(9 if kind == "open" else 6):
+            if kind == "open":  # 8 x 2300+ unfinished: first in its segment when every status counts
+                status = "completed" if j == 0 else rng.choice(["cancelled", "refunded", "pending"])
+                orders.append([cid, status, round(rng.uniform(15, 400) if j == 0 else rng.uniform(2300, 2500), 2)])
+            else:
+                orders.append([rng.choice([cid.lower(), f" {cid}", f"{cid} "]), "completed", round(rng.uniform(1800, 2500), 2)])
 for _ in range(rng.randint(3, 8)):
     orders.append([f"C{rng.randint(1000, 9999)}99", "completed", round(rng.uniform(15, 2500), 2)])
 rng.shuffle(orders)

@@ -13,9 +13,11 @@ base = {s: rng.uniform(-5, 90) for s in sensors}
 rows = []
 for minute in range(rng.randint(60, 110)):
     for s in sensors:
-        if rng.random() < 0.15:
+        if rng.random() < 0.15 and minute >= 4:
             continue
         bad = rng.random()
+        if minute < 4:  # on every seed each sensor has a blank, a NaN, an ERR and an n/a
+            bad = (0.0, 0.05, 0.08, 0.095)[minute]
         value = "" if bad < 0.04 else "NaN" if bad < 0.07 else "ERR" if bad < 0.09 else "n/a" if bad < 0.1 \
             else f"{base[s] + rng.gauss(0, 3):.3f}"
         rows.append([s, f"2024-05-{1 + minute // 1440:02d}T{(minute // 60) % 24:02d}:{minute % 60:02d}:00Z", value])

@@ -13,6 +13,7 @@ words = ["core", "utils", "render", "parser", "net", "store", "cli", "theme", "l
 files = {}
 for name in rng.sample(words, rng.randint(3, 5)):
     files[f"lib/{name}.py"] = f"# {name}\nVERSION = {rng.randint(1, 40)}\n".encode()
+# Traps on every seed (task.toml): a file name with a space (docs/...), files in subdirectories.
 files["README.md"] = f"# release {rng.randint(1, 9)}.{rng.randint(0, 9)}\n".encode()
 files[f"docs/{rng.choice(['getting started', 'user guide', 'release notes'])}.txt"] = b"see README\n"
 files["assets/logo.bin"] = bytes(rng.randrange(256) for _ in range(rng.randint(200, 600)))

@@ -40,5 +40,20 @@ def corrupt():
     return listed == bad
 
 
+def traps():
+    """The named traps (task.toml) all handled: every entry named relative to release/, every file whose path
+    has a space listed with its digest. A sloppy answer fails one and is paid nothing."""
+    try:
+        pairs = {m.group(2): m.group(1) for m in entries() if m}
+    except Exception:  # noqa: BLE001 - no readable manifest handles no trap
+        return False
+    spaced = [n for n in truth if " " in n]
+    return bool(pairs) and set(pairs) <= set(truth) and all(pairs.get(n) == truth[n] for n in spaced)
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"manifest_format": 0.15, "manifest_complete": 0.5, "corrupt_listed": 0.35},
-      {"manifest_format": formatted, "manifest_complete": complete, "corrupt_listed": corrupt})
+      {"manifest_format": gated(formatted), "manifest_complete": gated(complete), "corrupt_listed": gated(corrupt)})

@@ -31,7 +31,8 @@ for email in people:
     repeats = 1 + (rng.random() < 0.25) * rng.randint(1, 3)
     rows += [typed(email) for _ in range(repeats)]
 star = rng.choice(people)
-rows += [typed(star) for _ in range(6)]
+rows += [typed(star) for _ in range(3)]
+rows += [star.upper(), " " + star, star.capitalize() + " "]  # on every seed: other case, stray spaces, both
 rng.shuffle(rows)
 Path("data").mkdir(exist_ok=True)
 with open("data/signups.csv", "w", newline="") as fh:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Seeds inbox/ with files of mixed extensions (some upper-case, some without, one with a space)
+# Seeds inbox/ with files of mixed extensions (some upper-case, one without, one .tar.gz, one with a
+# space: each on every seed)
 # and an archive/ directory that must stay untouched.
 set -euo pipefail
 python3 - "${MM_SEED:?MM_SEED must be set}" <<'PY'
@@ -20,6 +21,7 @@ while len(names) < rng.randint(9, 14):
 names.add(f"meeting {rng.choice(words)}.{rng.choice(exts[:5])}")
 names.add(f"{rng.choice(['README', 'Makefile', 'LICENSE', 'notes'])}")
 names.add(f"{rng.choice(words)}.tar.gz")
+names.add(f"{rng.choice(words)}_{rng.randint(100, 199)}.{rng.choice(['TXT', 'Csv', 'PDF'])}")  # an upper-case extension on every seed
 for name in sorted(names):
     (inbox / name).write_text(f"{name}: {rng.random():.12f}\n" * rng.randint(1, 5))
 archive = Path("archive/2023")

@@ -1,5 +1,6 @@
 """sort-inbox verifier: each inbox file sits in sorted/<lower ext>/ with its bytes; inbox is empty.
-An empty inbox pays only once every file is placed (deleting or dumping the inbox is not the task)."""
+Placing pays only once every file with an upper-case extension, none, two dots or a space is placed; an
+empty inbox only once every file is (deleting or dumping the inbox is not the task)."""
 
 from verifylib import APP, grade, pristine
 
@@ -12,13 +13,20 @@ def target(name):
     return APP / "sorted" / ext / name
 
 
+# The names a named rule decides (an upper-case extension, none, two dots, a space): placing pays only once
+# all of them are placed.
+hard = [n for n in files if "." not in n or n.count(".") > 1 or " " in n or n.rsplit(".", 1)[1] != n.rsplit(".", 1)[1].lower()]
+
+
 def placed():
+    if not all(target(n).is_file() for n in hard):
+        return 0
     return sum(target(n).is_file() for n in files) / len(files)
 
 
 def intact():
     present = [n for n in files if target(n).is_file()]
-    return bool(present) and all(target(n).read_bytes() == files[n] for n in present) and len(present) / len(files)
+    return bool(present) and all(target(n).read_bytes() == files[n] for n in present) and placed()
 
 
 def inbox_empty():

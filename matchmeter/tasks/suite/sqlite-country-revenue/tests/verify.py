@@ -2,9 +2,10 @@
 
 import csv
 import io
+import re
 import sqlite3
 
-from verifylib import grade, pristine, read
+from verifylib import all_or_nothing, grade, pristine, read
 
 db = sqlite3.connect(pristine() / "shop.db")
 per_customer = db.execute("""
@@ -37,6 +38,9 @@ def counts():
 
 def revenue():
     got = {r[0]: r for r in rows()}
+    # "rounded to 2 decimals": 1234.5 is fine, a float sum printed as 1234.5000000000002 is not (0 if any is).
+    if not all(re.fullmatch(r"\d+(\.\d{1,2})?", r[2].strip()) for r in got.values()):
+        return 0.0
     return sum(c in got and abs(float(got[c][2]) - countries[c]["revenue"]) <= 0.011 for c in countries) / max(len(countries), len(got))
 
 
@@ -49,5 +53,7 @@ def order():
     return [r[0] for r in rows()] == ranking
 
 
+
+
 grade({"paid_orders": 0.2, "revenue": 0.35, "top_customer": 0.3, "sorted": 0.15},
-      {"paid_orders": counts, "revenue": revenue, "top_customer": top, "sorted": order})
+      all_or_nothing({"paid_orders": counts, "revenue": revenue, "top_customer": top, "sorted": order}))

@@ -2,6 +2,9 @@
 # Seeds schema.sql (the target DDL) and data/suppliers.csv + data/parts.csv with planted bad part
 # rows: unknown supplier, non-numeric / zero / negative price, fractional or missing qty, a repeated
 # sku (the first one is good), blank notes that must load as NULL, quoted descriptions with commas.
+# Every seed plants each named case (checks/trap-*.py): one row per fault kind below (a zero or a
+# negative price, or both), a supplier without a country, a good part with blank notes and one with exactly
+# 10 in stock, and a rejected row whose description holds a comma.
 set -euo pipefail
 cat > schema.sql <<'SQL'
 CREATE TABLE suppliers (
@@ -28,6 +31,8 @@ rng = random.Random(int(sys.argv[1]))
 names = ["Acme Fasteners", "Borealis Tools, Inc.", "Cobalt Supply", "Delta Metals", "Everest Parts", "Fjord Hydraulics"]
 sup_ids = rng.sample(range(10, 60), len(names))
 suppliers = [(i, n, rng.choice(["DE", "US", "NO", "", "JP"])) for i, n in zip(sup_ids, names)][: rng.randint(4, 6)]
+blank = rng.randrange(len(suppliers))
+suppliers[blank] = suppliers[blank][:2] + ("",)
 known = [s[0] for s in suppliers]
 unknown = rng.choice([i for i in range(60, 99)])
 things = ["hex bolt M8", "washer, zinc", "hinge 90mm", "gasket set", "pump seal", "drill bit 6mm", "cable tie, 200mm",
@@ -37,11 +42,16 @@ good = []
 for n, sku_num in enumerate(pool[: rng.randint(12, 16)]):
     good.append([f"PT-{sku_num}", str(rng.choice(known)), rng.choice(things), f"{rng.randint(5, 9999) / 100:.2f}",
                  str(rng.choice([0, 2, 5, 8, 12, 40, 150, rng.randint(0, 300)])), rng.choice(["", "", "fragile", "backorder ok", "ships in 2 weeks"])])
-faults = ["supplier", "price_text", "price_zero", "price_negative", "qty_fraction", "qty_missing", "duplicate"]
+good[rng.randrange(len(good))][4] = "10"  # the boundary: not fewer than 10
+good[rng.randrange(len(good))][5] = ""
+faults = ["supplier", "price_text", rng.choice(["price_zero", "price_negative"]), "qty_fraction", "qty_negative", "duplicate"]
+faults += rng.sample(["price_zero", "price_negative", "qty_missing"], rng.randint(0, 2))
+rng.shuffle(faults)
 bad = []
-for fault in rng.sample(faults, rng.randint(4, 6)):
-    row = [f"PT-{pool.pop()}", str(rng.choice(known)), rng.choice(things), f"{rng.randint(5, 999) / 100:.2f}",
-           str(rng.randint(0, 90)), ""]
+commas = [t for t in things if "," in t]
+for n, fault in enumerate(dict.fromkeys(faults)):
+    row = [f"PT-{pool.pop()}", str(rng.choice(known)), rng.choice(commas if n == 0 else things),
+           f"{rng.randint(5, 999) / 100:.2f}", str(rng.randint(0, 90)), ""]
     if fault == "supplier":
         row[1] = str(unknown)
     elif fault == "price_text":
@@ -54,6 +64,8 @@ for fault in rng.sample(faults, rng.randint(4, 6)):
         row[4] = f"{rng.randint(1, 20)}.5"
     elif fault == "qty_missing":
         row[4] = ""
+    elif fault == "qty_negative":
+        row[4] = f"-{rng.randint(1, 40)}"
     else:
         src = rng.choice(good)
         row = [src[0]] + row[1:]

@@ -6,7 +6,7 @@ import io
 import re
 import sqlite3
 
-from verifylib import APP, grade, pristine, read
+from verifylib import APP, all_or_nothing, grade, pristine, read
 
 orig = pristine()
 with open(orig / "data" / "suppliers.csv", newline="") as fh:
@@ -69,6 +69,8 @@ def low_stock():
     return got == want
 
 
+
+
 grade({"suppliers_loaded": 0.1, "valid_parts_loaded": 0.3, "types_and_nulls": 0.15, "rejects_csv": 0.3, "low_stock_view": 0.15},
-      {"suppliers_loaded": suppliers_loaded, "valid_parts_loaded": parts_loaded, "types_and_nulls": typed,
-       "rejects_csv": rejects, "low_stock_view": low_stock})
+      all_or_nothing({"suppliers_loaded": suppliers_loaded, "valid_parts_loaded": parts_loaded, "types_and_nulls": typed,
+              "rejects_csv": rejects, "low_stock_view": low_stock}))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds shop.db (customers, orders, order_items, schema_version at 3) with seeded rows (some orders
-# without items), the three migrations that produced it in migrations/, and backups/shop-v3.db, a
+# Builds shop.db (customers, orders, order_items, schema_version at 3) with seeded rows (at least two orders
+# without items and two with several), the three migrations that produced it in migrations/, and backups/shop-v3.db, a
 # byte copy of the database that must survive.
 set -euo pipefail
 mkdir -p migrations backups
@@ -45,11 +45,16 @@ for cid in range(1, customers + 1):
     f, l = rng.choice(first), rng.choice(last)
     db.execute("INSERT INTO customers VALUES (?, ?, ?)", (cid, f"{f} {l}", f"{f.lower()}.{l.lower()}{cid}@example.com"))
 item_id = 0
-for oid in range(1, rng.randint(15, 30) + 1):
+orders = rng.randint(15, 30)
+# every seed: two orders without items (their total is 0, not NULL) and two with several items (a sum, not one row)
+empty = set(rng.sample(range(1, orders + 1), 2))
+several = set(rng.sample(sorted(set(range(1, orders + 1)) - empty), 2))
+for oid in range(1, orders + 1):
     db.execute("INSERT INTO orders VALUES (?, ?, ?, ?)",
                (oid, rng.randint(1, customers), f"2024-{rng.randint(4, 9):02d}-{rng.randint(1, 28):02d} "
                 f"{rng.randint(8, 20):02d}:{rng.randint(0, 59):02d}:00", rng.choice(["open", "paid", "paid", "shipped", "cancelled"])))
-    for _ in range(0 if rng.random() < 0.2 else rng.randint(1, 5)):
+    count = 0 if oid in empty else rng.randint(2, 5) if oid in several else 0 if rng.random() < 0.2 else rng.randint(1, 5)
+    for _ in range(count):
         item_id += 1
         db.execute("INSERT INTO order_items VALUES (?, ?, ?, ?, ?)",
                    (item_id, oid, f"SKU-{rng.randint(100, 999)}", rng.randint(1, 6), rng.randint(99, 25000)))

@@ -38,21 +38,35 @@ def answer():
     return got
 
 
+def renames_ok(got):
+    """Every renamed SKU reported exactly as the books say (or not at all when it matches), no old SKU."""
+    return not set(rename) & set(got) and all(got.get(n) == expected.get(n) for n in rename.values())
+
+
 def skus():
     got = answer()
+    if not renames_ok(got):  # the renames are the task: skipping them kept 0.89
+        return 0.0
     return len(set(got) & set(expected)) / len(set(got) | set(expected))
+
+
+def shrink_ok():
+    """Right value, and a discrepancy list with the renames right (a rename skipped can leave it unchanged)."""
+    return (close((read("answer/shrinkage_value.txt") or "").strip().replace(",", ""), shrink, 0.011)
+            and renames_ok(answer()))
 
 
 def numbers():
     got = answer()
+    if not renames_ok(got) or not shrink_ok():  # netting surpluses against shortfalls kept 0.7
+        return 0.0
     return sum(got.get(s) == v for s, v in expected.items()) / len(expected)
 
 
 def order():
     lines = [ln.split(",")[0].strip() for ln in (read("answer/discrepancies.csv") or "").splitlines()[1:] if ln.strip()]
-    return bool(lines) and lines == sorted(lines)
+    return bool(lines) and lines == sorted(lines) and shrink_ok()
 
 
 grade({"skus": 0.3, "numbers": 0.35, "order": 0.05, "shrinkage": 0.3},
-      {"skus": skus, "numbers": numbers, "order": order,
-       "shrinkage": lambda: close((read("answer/shrinkage_value.txt") or "").strip().replace(",", ""), shrink, 0.011)})
+      {"skus": skus, "numbers": numbers, "order": order, "shrinkage": shrink_ok})

@@ -3,7 +3,7 @@
 import hashlib
 import os
 
-from verifylib import grade, pristine, read_json
+from verifylib import all_or_nothing, grade, pristine, read_json
 
 root = pristine() / "snapshots"
 
@@ -56,5 +56,7 @@ def sorted_lists():
     return lists() == 1 and all(data[k] == sorted(data[k]) for k in want)
 
 
+
+
 grade({"change_lists": 0.45, "renamed": 0.25, "unchanged_count": 0.15, "lists_sorted": 0.15},
-      {"change_lists": lists, "renamed": renames, "unchanged_count": count, "lists_sorted": sorted_lists})
+      all_or_nothing({"change_lists": lists, "renamed": renames, "unchanged_count": count, "lists_sorted": sorted_lists}))

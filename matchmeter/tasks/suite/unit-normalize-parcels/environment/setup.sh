@@ -17,13 +17,20 @@ while len(rows) < rng.randint(12, 18):
     if abs(kg - 20) < 0.3 or abs(cm - 100) < 1.5:
         continue
     wu, lu = rng.choice(list(KG)), rng.choice(list(CM))
+    # Traps on every seed (task.toml): the first parcel in non-base units written in upper case, the
+    # second in lb or oz and inches.
+    upper = len(rows) == 0
+    if len(rows) == 0:
+        wu, lu = rng.choice(["g", "lb", "oz"]), rng.choice(["mm", "m", "in"])
+    elif len(rows) == 1:
+        wu, lu = rng.choice(["lb", "oz"]), "in"
     w = round(kg / KG[wu], 1 if wu in ("kg", "lb") else 0)
     length = round(cm / CM[lu], 2 if lu == "m" else 1)
     if w <= 0 or length <= 0 or abs(w * KG[wu] - 20) < 0.3 or abs(length * CM[lu] - 100) < 1.5:
         continue
     def show(v, u):
         num = f"{v:g}"
-        u = u.upper() if rng.random() < 0.2 else u
+        u = u.upper() if rng.random() < 0.2 or upper else u.lower() if len(rows) == 1 else u
         return f"{num}{rng.choice([' ', '', ' '])}{u}"
     rows.append([f"P{rng.randint(10000, 99999)}", show(w, wu), show(length, lu)])
 Path("data").mkdir(exist_ok=True)

@@ -48,5 +48,25 @@ def order():
     return [r[0] for r in rows()] == [pid for pid, _, _ in expected]
 
 
+def traps():
+    """The named traps (task.toml) all handled: every parcel with an upper-case or an imperial unit has its
+    weight, length and flag right. A sloppy answer fails one and is paid nothing."""
+    try:
+        got = matched()
+        for r, (g, kg, cm) in zip(source, got):
+            units = [re.sub(r"[^A-Za-z]", "", r[k]) for k in ("weight", "length")]
+            if any(u != u.lower() or u.lower() in ("lb", "oz", "in") for u in units):
+                flag = "yes" if kg > 20 or cm > 100 else "no"
+                if g is None or abs(float(g[1]) - kg) > 0.0015 or abs(float(g[2]) - cm) > 0.06 or g[3].strip().lower() != flag:
+                    return False
+        return True
+    except Exception:  # noqa: BLE001 - no readable output handles no trap
+        return False
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"weights_kg": 0.35, "lengths_cm": 0.3, "oversize": 0.2, "same_parcels_order": 0.15},
-      {"weights_kg": weights, "lengths_cm": lengths, "oversize": oversize, "same_parcels_order": order})
+      {"weights_kg": gated(weights), "lengths_cm": gated(lengths), "oversize": gated(oversize), "same_parcels_order": gated(order)})

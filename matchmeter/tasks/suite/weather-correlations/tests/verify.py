@@ -38,16 +38,20 @@ def layout():
 
 
 def values():
+    """The 12 off-diagonal cells (a diagonal of 1s is free): the dropouts are the task."""
     t = table()
     hits = 0
     for i, a in enumerate(COLS):
         for j, b in enumerate(COLS):
+            if i == j:
+                continue
             try:
                 got = float(t[i + 1][j + 1])
             except (IndexError, ValueError):
                 continue
             hits += any(abs(got - want) <= 0.0015 for want in options[a, b])
-    return hits / 16
+    return hits / 12
 
 
-grade({"layout": 0.3, "values": 0.7}, {"layout": layout, "values": values})
+# The layout pays only beside mostly right values: a well-formed matrix of wrong numbers is no answer.
+grade({"layout": 0.3, "values": 0.7}, {"layout": lambda: layout() and values() >= 0.5, "values": values})

@@ -29,7 +29,17 @@ def answer():
     return json.loads(read("answer.json"))
 
 
+def week_ok():
+    return str(answer()["week_start"]).strip()[:10] == best.isoformat()
+
+
+def increase_ok():
+    return close(answer()["increase"], jumps[best], 0.01)
+
+
+# Monday-to-Sunday weeks named by their Monday are the task: the increase pays only beside the right Monday
+# (a week named by its Sunday kept 0.7), the trailing average only beside the right week or increase.
 grade({"week_start": 0.3, "increase": 0.4, "last_7_day_avg": 0.3},
-      {"week_start": lambda: str(answer()["week_start"]).strip()[:10] == best.isoformat(),
-       "increase": lambda: close(answer()["increase"], jumps[best], 0.01),
-       "last_7_day_avg": lambda: close(answer()["last_7_day_avg"], avg7, 0.01)})
+      {"week_start": week_ok,
+       "increase": lambda: increase_ok() and week_ok(),
+       "last_7_day_avg": lambda: close(answer()["last_7_day_avg"], avg7, 0.01) and (week_ok() or increase_ok())})

@@ -54,5 +54,25 @@ def exact_keys():
     return count() and all(set(b) == set(expected[0]) for b in doc())
 
 
+def traps():
+    """The named traps (task.toml) all handled: every book with an escaped title, co-authors or no series has
+    its title, authors and series right. A sloppy answer fails one and is paid nothing."""
+    try:
+        got = {b.get("id"): b for b in doc() if isinstance(b, dict)}
+    except Exception:  # noqa: BLE001 - no readable JSON handles no trap
+        return False
+    for w in expected:
+        if any(c in w["title"] for c in "&<>") or len(w["authors"]) > 1 or w["series"] is None:
+            g = got.get(w["id"], {})
+            if not all(field_ok(g, w, k) for k in ("title", "authors", "series")) or "series" not in g:
+                return False
+    return True
+
+
+def gated(check):
+    return lambda: check() if traps() else 0.0
+
+
 grade({"books_in_order": 0.2, "text_fields": 0.35, "typed_fields": 0.3, "exact_keys": 0.15},
-      {"books_in_order": count, "text_fields": text_fields, "typed_fields": typed_fields, "exact_keys": exact_keys})
+      {"books_in_order": gated(count), "text_fields": gated(text_fields), "typed_fields": gated(typed_fields),
+       "exact_keys": gated(exact_keys)})

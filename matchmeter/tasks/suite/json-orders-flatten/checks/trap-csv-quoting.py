@@ -1,0 +1,8 @@
+"""Trap probe: an order with items whose customer name holds a comma (exit 0 iff data/orders.json plants it)."""
+import json
+import sys
+
+orders = json.load(open("data/orders.json"))["orders"]
+hits = [o["id"] for o in orders if o["items"] and "," in o["customer"]["name"]]
+print(hits or "no order with items has a customer name with a comma")
+sys.exit(0 if hits else 1)

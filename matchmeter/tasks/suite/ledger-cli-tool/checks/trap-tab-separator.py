@@ -1,0 +1,17 @@
+"""Every hidden valid ledger has a posting whose account and amount a tab separates."""
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ledgers import hidden  # noqa: E402  the verifier's own hidden ledgers for this seed
+
+spec = " ".join(Path("docs/ledger-cli.md").read_text().split()) if Path("docs/ledger-cli.md").is_file() else ""
+seed = os.environ.get("MM_SEED", "")
+if not spec or not seed.isdigit():
+    sys.exit(print("no seeded workspace (docs/ledger-cli.md, MM_SEED)") or 1)
+valid, broken = hidden(int(seed))
+ok = "or a tab" in spec and all(
+    any(ln.startswith((" ", "\t")) and "\t" in ln.strip() and ln.strip()[0] not in ";#" for ln in v.text.splitlines())
+    for v in valid)
+sys.exit(0 if ok else print("a hidden valid ledger has no tab between account and amount") or 1)

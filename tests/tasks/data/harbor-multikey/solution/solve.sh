@@ -1,0 +1,3 @@
+#!/bin/bash
+echo hello > /app/greeting.txt
+echo 1.5 > /app/speedup.txt

@@ -1,0 +1,2 @@
+#!/bin/bash
+echo world >> /app/notes.txt
