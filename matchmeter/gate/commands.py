@@ -16,7 +16,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from matchmeter.gate.contract import BACKTICK, CODE_FENCE, key_words
+from matchmeter.gate.contract import CODE_FENCE, key_words
+from matchmeter.gate.vocabulary import BACKTICK
 
 HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?[^\n]*\n.*?\n\s*\1\b", re.S)
 SHELL_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
@@ -114,7 +115,8 @@ def _covered(item: str, original_words: set[str]) -> bool:
 
 
 def step_list_reasons(original: str, candidate: str) -> list[str]:
-    """`adds_step_list` for new numbered steps, new action bullets, or a new prose plan (≥2 more sequence words)."""
+    """`adds_step_list` for new numbered steps, new action bullets, or a new prose plan (≥2 more sequence words
+    in sentences that are not restatements of the Original)."""
     known = set(key_words(original))
     new_numbered = [i for i in NUMBERED.findall(candidate) if i not in NUMBERED.findall(original)]
     new_bullets = [i for i in BULLET.findall(candidate) if i not in BULLET.findall(original)]
@@ -122,5 +124,16 @@ def step_list_reasons(original: str, candidate: str) -> list[str]:
         return ["adds_step_list"]
     if len([i for i in new_bullets if not _covered(i, known)]) >= 2:
         return ["adds_step_list"]
-    extra = len(SEQUENCE.findall(candidate)) - len(SEQUENCE.findall(original))
+    extra = _plan_words(candidate, known) - _plan_words(original, known)
     return ["adds_step_list:prose_plan"] if extra >= 2 else []
+
+
+def _plan_words(text: str, known: set[str]) -> int:
+    """Sequence words of the sentences that say something new: "First, the flag should be switched on.
+    Second, ..." enumerates the Original's own requirements and is no plan."""
+    count = 0
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
+        hits = SEQUENCE.findall(sentence)
+        if hits and not _covered(SEQUENCE.sub(" ", sentence), known):
+            count += len(hits)
+    return count

@@ -8,11 +8,13 @@ Items, each with an id the judge answers to:
   code block, and unquoted identifiers (`snake_case`, `dotted.names`, `KEY=value`, `--flags`).
 - number: a value with its unit and how many times it occurs (`7 days` ×1, `755` ×2); digits and number
   words are the same value (`7` = `seven`, `double` = `×2`).
-- prohibition: "don't / do not / never / must not ...", "leave / keep X alone, as it is, unchanged",
-  "X stays as it is", with what they protect and how strongly (any change > deletion only).
+- prohibition: one per directive obligation (obligations.py: "don't / never / must not ...", "leave / keep /
+  preserve X as it is, unchanged", "X stays as it is"; a descriptive "has no row that day" is none), with
+  what it protects and how strongly (any change > deletion only).
 - scope: "only ...", "except ...", "other than ...", "nothing else ...": the clause's key words.
 - format: output formats (JSON, CSV, one per line, ...).
-- requirement: sentences with must / should / needs to: for the judge only (their literals are items).
+- requirement: every other clause of the prose (what to do, definitions, time zones, orders): for the
+  judge's checklist only (their literals and numbers are items of their own).
 
 Numbers, paths and words inside code blocks belong to the block's literal lines, not to prose items.
 """
@@ -22,27 +24,43 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from matchmeter.gate.vocabulary import (
+    BACKTICK,
+    CHANGE,
+    FAMILY,
+    HEDGES,
+    IMPERATIVE_NOT,
+    KEEPING,
+    MODAL_NOT,
+    PHRASE_STOP,
+    REST_KEPT,
+    content_words,
+)
+
 ItemKind = Literal["path", "literal", "number", "prohibition", "scope", "format", "requirement"]
 
 FORMATS = ("json", "jsonl", "csv", "tsv", "yaml", "toml", "xml", "markdown", "html", "utf-8", "ascii",
-           "lower case", "lowercase", "upper case", "uppercase", "one per line", "iso 8601", "yyyy-mm-dd")
-NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
+           "lowercase", "uppercase", "one per line", "iso 8601", "yyyy-mm-dd")
+NUMBER_WORDS = {"zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
                 "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30",
-                "hundred": "100", "double": "x2", "twice": "x2", "triple": "x3", "half": "x0.5", "halve": "x0.5"}
+                "hundred": "100", "double": "x2", "doubled": "x2", "twice": "x2", "triple": "x3", "tripled": "x3",
+                "half": "x0.5", "halve": "x0.5", "halved": "x0.5"}
 UNITS = {"day": "day", "days": "day", "hour": "hour", "hours": "hour", "minute": "minute", "minutes": "minute",
          "second": "second", "seconds": "second", "ms": "ms", "s": "second", "byte": "byte", "bytes": "byte",
-         "km": "km", "mm": "mm", "%": "%", "percent": "%", "decimal": "decimal", "line": "line", "lines": "line",
+         "km": "km", "mm": "mm", "%": "%", "percent": "%", "decimal": "decimal", "decimals": "decimal", "line": "line", "lines": "line",
          "character": "char", "characters": "char", "week": "week", "weeks": "week", "month": "month",
          "months": "month", "year": "year", "years": "year", "kb": "kb", "mb": "mb", "gb": "gb", "kib": "kb",
          "mib": "mb", "gib": "gb", "times": "times", "entries": "entry", "rows": "row", "files": "file"}
+MEASURES = frozenset({"day", "hour", "minute", "second", "ms", "byte", "km", "mm", "%", "decimal", "char", "week",
+                      "month", "year", "kb", "mb", "gb", "times"})
 CODE_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 MARKER_BLOCK = re.compile(r"(?m)^-{3,}[^\n]*-{3,}\n(.*?)\n-{3,}[^\n]*-{3,}$", re.S)
 INDENTED_BLOCK = re.compile(r"(?:(?<=\n\n)|^)((?: {4}|\t)[^\n]*(?:\n(?:(?: {4}|\t)[^\n]*|[ \t]*(?=\n(?: {4}|\t))))*)")
-BACKTICK = re.compile(r"`([^`\n]+)`")
 DQUOTED = re.compile(r"(?<![\w\\])\"([^\"\n]{1,120})\"")
 PATH_TOKEN = re.compile(r"(?<![\w/.\-<>@$~\\])(?:\.{1,2}/|/)?(?:[\w.\-<>*@]+/)*[\w.\-<>*@]*(?:/|\.\.\.)?")
 NAME_EXT = re.compile(r"[\w\-<>*@]+(?:\.[\w\-<>*@]+)*\.[A-Za-z][\w]{0,7}")
@@ -62,6 +80,8 @@ class ContractItem(BaseModel):
     strength: str = Field("", description="Prohibitions: 'change' (any change) or 'delete' (deletion only).")
     objects: list[str] = Field(default_factory=list, description="Prohibitions/scope: the paths and literals they protect.")
     words: list[str] = Field(default_factory=list, description="Prohibitions/scope: the clause's key words.")
+    phrases: list[list[str]] = Field(default_factory=list, description="Prohibitions: key words of each thing it "
+                                     "protects that has no path or literal (\"`a.sql` and the CSV files\").")
 
 
 class TaskContract(BaseModel):
@@ -147,7 +167,8 @@ def numbers_in(text: str) -> Counter[tuple[str, str]]:
     """(value, unit) → occurrences in the prose: digits and number words, numbers inside paths/identifiers excluded."""
     body = prose(text)
     body = re.sub(r"`([^`\n]+)`", lambda m: f" {m.group(1)} " if re.fullmatch(r"\d+", m.group(1)) else " ", body)
-    body = CODEISH.sub(" ", DQUOTED.sub(" ", body))
+    body = CODEISH.sub(" ", DQUOTED.sub(" ", re.sub(r"(?i)\biso[- ]?8601\b", " ", body)))  # a standard's name
+    body = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", body)  # "1,000" is 1000
     body = PATH_TOKEN.sub(lambda m: " " if _is_path(m.group(0), False) else m.group(0), body)
     found: Counter[tuple[str, str]] = Counter()
     for m in NUMBER.finditer(body):
@@ -160,15 +181,54 @@ def numbers_in(text: str) -> Counter[tuple[str, str]]:
 
 
 def _unit(attached: str, after: str) -> str:
+    """The unit of a number: attached (%), or the first of the next two words that is one ("three settings files")."""
     if attached.strip() == "%":
         return "%"
-    word = re.match(r"[\s-]*([A-Za-z%]+)", after)
-    return UNITS.get(word.group(1).lower(), "") if word else ""
+    head = re.match(r"[\s-]*(?:[A-Za-z%]+[\s-]+)?[A-Za-z%]*", after)  # always matches (all parts optional)
+    for word in re.findall(r"[A-Za-z%]+", head.group(0) if head else "")[:2]:
+        if word.lower() in UNITS:
+            return UNITS[word.lower()]
+    return ""
 
 
-def formats_in(text: str) -> list[str]:
+def enumerates(text: str, value: str) -> bool:
+    """Every mention of the number introduces a list that follows it ("three changes, please: ...", "two
+    things:"): the count describes the list, which the rules check item by item, so it is not a value."""
+    words = [w for w, v in NUMBER_WORDS.items() if v == value] + ([value] if value.isdigit() else [])
+    body = prose(text)
+    hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}\b", body, re.I)]
+    if any(_unit("", body[m.end():]) in MEASURES for m in hits):
+        return False  # "the last 24 hours: `name` becomes ..." measures, it does not count a list
+    follow = re.compile(r"(?:\s+(?:[^\s:;.]|\.(?=\w))+){1,5}:(?:\s|$)")
+    return bool(hits) and all(follow.match(body, m.end()) for m in hits)
+
+
+# other spellings of a format ("lower-case" is lowercase); the contract's items come from these
+FORMAT_FORMS = {"lowercase": r"lower[- ]?cased?", "uppercase": r"upper[- ]?cased?", "utf-8": r"utf-?8",
+                "iso 8601": r"iso[- ]?8601"}
+# formats read only when comparing a candidate (drops, swaps), not as contract items of their own: the judge
+# answers the contract by item id, and recorded replies key on those ids
+MORE_FORMS = {"jsonl": r"json[- ]?lines|ndjson|newline[- ]delimited json", "tsv": r"tab[- ](?:separated|delimited)",
+              "latin-1": r"latin-?1|iso[- ]?8859-1", "yaml": r"yml", "unix time": r"unix (?:time|timestamps?|epoch)|epoch seconds"}
+# formats that exclude each other: a rewrite that names another member of a group the Original names has changed it
+FORMAT_GROUPS = (frozenset({"json", "jsonl", "csv", "tsv", "yaml", "toml", "xml", "markdown", "html"}),
+                 frozenset({"lowercase", "uppercase"}), frozenset({"utf-8", "ascii", "latin-1"}),
+                 frozenset({"iso 8601", "yyyy-mm-dd", "unix time"}))
+
+
+def formats_in(text: str, every_form: bool = True) -> list[str]:
     low = prose(text).lower()
-    return [f for f in FORMATS if re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", low)]
+    found = [f for f in FORMATS if re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", low)]
+    forms = {**FORMAT_FORMS, **(MORE_FORMS if every_form else {})}
+    found += [f for f, spelled in forms.items() if re.search(rf"(?<![\w-])(?:{spelled})(?![\w-])", low)]
+    return _unique(found)
+
+
+def changed_formats(original: str, candidate: str) -> list[str]:
+    """Formats the candidate names that exclude one the Original names ("JSON" → "JSON Lines", "UTF-8" →
+    "Latin-1"); naming one of a group the Original does not touch is no change."""
+    before, after = set(formats_in(original)), set(formats_in(candidate))
+    return sorted(f for f in after - before for group in FORMAT_GROUPS if f in group and group & before)
 
 
 def _unique(items: Iterable[str]) -> list[str]:
@@ -177,16 +237,7 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 # ------------------------------------------------------------------ prohibitions and scope
 
-NEGATION = re.compile(r"\b(?:don't|do not|does not|doesn't|never|must not|mustn't|should not|shouldn't|"
-                      r"may not|no need|not allowed|without|nor)\b|(?<![\w`])no (?=[a-z])", re.I)
-KEEPING = re.compile(r"\b(?:leave|leaves|keep|keeps|stay|stays|remain|remains|preserve|preserved)\b(?:[^.;:\n]|\.(?=[\w/]))*?"
-                     r"\b(?:alone|unchanged|untouched|as (?:it|they) (?:is|are|was|were)|where (?:it|they) (?:is|are)|"
-                     r"exactly as|in place|intact|the same|out of|byte for byte|unmodified)\b|"
-                     r"\b(?:nothing else|everything else|no other)\b(?:[^.;\n]|\.(?=\w))*?\b(?:change|stay|modif|touch|alter)", re.I)
 SCOPE = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|other than|apart from|excluding|but not)\b", re.I)
-DELETE_VERBS = re.compile(r"\b(?:delete|remove|drop|rm|erase)\w*", re.I)
-CHANGE_VERBS = re.compile(r"\b(?:touch|change|modify|edit|alter|rewrite|overwrite|move|rename|expand|escape|recreate|"
-                          r"go into|install|create|tidy)\w*", re.I)
 STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this", "these", "those", "them", "they",
                   "you", "your", "are", "was", "were", "for", "with", "from", "into", "when", "but", "not", "don't",
                   "should", "must", "will", "also", "only", "just", "all", "every", "other", "else", "there", "what",
@@ -196,7 +247,7 @@ STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this"
 
 def clauses(text: str) -> list[str]:
     """Sentences and list items of the prose, split also at ';' and ':' (a re-punctuated clause is the same clause)."""
-    body = re.sub(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+", "\n\n", prose(text))
+    body = re.sub(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+", "\n\n", prose(text).replace("’", "'").replace("‘", "'"))
     parts = re.split(r"(?<=[.!?])(?=\s)(?<!\be\.g\.)(?<!\bi\.e\.)|[;:]\s|\n\s*\n|\s[—–]\s", body)
     return [" ".join(p.split()) for p in parts if p and p.strip()]
 
@@ -208,33 +259,6 @@ def key_words(clause: str) -> list[str]:
 
 def clause_objects(clause: str) -> list[str]:
     return _unique([*paths_in(clause), *(x for x in literals_in(clause) if " " not in x or len(x) < 40)])
-
-
-def strength(clause: str) -> str:
-    """'change' when the clause forbids any change, 'delete' when only deletion, '' when neither is named."""
-    if KEEPING.search(clause) or CHANGE_VERBS.search(clause):
-        return "change"
-    return "delete" if DELETE_VERBS.search(clause) else ""
-
-
-def is_prohibition(clause: str) -> bool:
-    return bool(KEEPING.search(clause) or NEGATION.search(clause))
-
-
-def prohibiting_parts(clause: str) -> str:
-    """The comma / and-separated parts of a clause that prohibit (so "one `KEY=VALUE` per line, ..., no quotes
-    are processed" protects nothing by its first part)."""
-    parts = re.split(r",\s+(?:and|but)\s+|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)", clause)
-    return " ".join(_from_marker(p) for p in parts if is_prohibition(p)) or clause
-
-
-def _from_marker(part: str) -> str:
-    """A part whose negation comes after a comma ("..., sorted by key, without comments") prohibits from there on."""
-    neg = NEGATION.search(part)
-    if KEEPING.search(part) or neg is None:
-        return part
-    cut = part.rfind(", ", 0, neg.start())
-    return part[cut + 2:] if cut >= 0 else part
 
 
 def scope_words(clause: str) -> list[str]:
@@ -262,14 +286,106 @@ def extract_contract(original: str) -> TaskContract:
             add("literal", lit, norm=" ".join(lit.split()))
     for (value, unit), n in sorted(numbers_in(original).items()):
         add("number", f"{value} {unit}".strip(), norm=value, unit=unit, count=n)
-    for f in formats_in(original):
+    for f in formats_in(original, every_form=False):
         add("format", f, norm=f)
-    for clause in clauses(original):
-        if is_prohibition(clause):
-            part = prohibiting_parts(clause)
-            add("prohibition", clause, strength=strength(part), objects=clause_objects(part), words=key_words(part))
+    split = clauses(original)
+    for n, clause in enumerate(split):
+        for ob in obligations(clause, split[n - 1] if n else ""):
+            add("prohibition", ob.text, strength={2: "change", 1: "delete"}.get(ob.strength, ""), objects=ob.objects,
+                words=sorted(ob.words), phrases=[sorted(p) for p in ob.phrases])
         if (scope := SCOPE.search(clause)) and scope_words(clause):
             add("scope", clause, objects=clause_objects(clause[scope.start():]), words=scope_words(clause))
-        elif re.search(r"\b(?:must|should|needs? to|has to|have to|exactly)\b", clause, re.I) and not is_prohibition(clause):
-            add("requirement", clause)
+        elif not forbids(clause) and len(key_words(clause)) >= 2:
+            add("requirement", clause)  # every other sentence states what the task is: the judge's checklist
     return TaskContract(items=items)
+
+
+# ------------------------------------------------------------------ obligations (matched in obligations.py)
+
+def parts(clause: str) -> list[str]:
+    """A clause's conjoined parts: "Don't change X, and leave Y alone" → two parts."""
+    pieces = re.split(r",\s+(?:and|but|so)\s+|;\s*|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)|,\s+(?=(?:don't|do not|never)\b)",
+                      clause, flags=re.I)
+    return [p for p in pieces if p.strip()]
+
+
+def is_directive(part: str) -> bool:
+    """A part that forbids something of the agent (see the module docstring), not one that describes."""
+    return bool(KEEPING.search(part) or REST_KEPT.search(part) or MODAL_NOT.search(part) or IMPERATIVE_NOT.search(part))
+
+
+def forbids(clause: str) -> bool:
+    return any(is_directive(p) for p in parts(clause))
+
+
+def strength(text: str) -> int:
+    """2: any change is forbidden; 1: only deletion; 0: neither is named."""
+    if KEEPING.search(text) or REST_KEPT.search(text):
+        return 2
+    verbs = [m.group(0).lower() for m in re.finditer(rf"\b{CHANGE}", text, re.I)]
+    if any(not re.match(r"(?:delet|remov|drop)", v) for v in verbs):
+        return 2
+    return 1 if verbs or re.search(r"\b(?:rm|erase)\b", text, re.I) else 0
+
+
+@dataclass
+class Obligation:
+    text: str
+    objects: list[str] = field(default_factory=list)
+    words: set[str] = field(default_factory=set)
+    strength: int = 0
+    hedged: bool = False
+    phrases: list[set[str]] = field(default_factory=list)
+
+
+def protected_span(part: str) -> str:
+    """The words of a directive part that name what it protects: for a keeping statement the subject and what
+    stands between the verb and its ending ("`main` remains unchanged", "leave `vendor/` as it is", not
+    "stay based on the same `main` commit"); for a negation the whole part."""
+    if MODAL_NOT.search(part) or IMPERATIVE_NOT.search(part):
+        return part
+    m = KEEPING.search(part)
+    return part[:m.end()] if m else part
+
+
+ANAPHORA = re.compile(r"\b(?:it|them|they|this|that|these|those)\b", re.I)
+
+
+def referents(clause: str, previous: str, most: int = 99) -> list[str]:
+    """What a pronoun of a directive part may stand for: the objects of its clause's descriptive parts
+    ("`x.json` is shared, so don't change it"), else those of the clause before, if there are at most `most`."""
+    own = [o for q in parts(clause) if not is_directive(q) for o in clause_objects(q)]
+    before = clause_objects(previous) if previous else []
+    return own or (before if len(before) <= most else [])
+
+
+def obligations(clause: str, previous: str = "") -> list[Obligation]:
+    """The directive parts of a clause, one obligation each. A part that names what it protects only by a
+    pronoun ("`x.json` is shared: don't change it") protects the objects of its clause, or else the one object
+    of the clause before it."""
+    out = []
+    for part in parts(clause):
+        if is_directive(part):
+            objects = clause_objects(protected_span(part))
+            bare = re.sub(r"\b(?:as|where) (?:it|they) (?:is|are|was|were|stands?|did)\b|\([^)]*\)", " ", part, flags=re.I)
+            if not objects and ANAPHORA.search(bare):
+                objects = referents(clause, previous, most=1)
+            out.append(Obligation(text=part, objects=objects, words=content_words(part), strength=strength(part),
+                                  hedged=bool(HEDGES.search(part)),
+                                  phrases=phrases(protected_span(part)) if objects and strength(part) else []))
+    return out
+
+
+def phrases(span: str) -> list[set[str]]:
+    """The conjuncts of what a part protects that name no path or literal, by their key words: "Keep
+    `schema.sql` and the CSV files unchanged" protects `schema.sql` and {csv, file}. Verbs of the keep/change
+    family are no part of it ("Don't delete or change anything under `data/`" has none)."""
+    out = []
+    for conjunct in re.split(r",\s*|\s+(?:and|or|nor|as well as)\s+", re.sub(r"\([^)]*\)", " ", span)):
+        if clause_objects(conjunct):
+            continue
+        words = {w for w in content_words(conjunct) - FAMILY
+                 if not re.match(CHANGE, w) and w not in PHRASE_STOP and not re.search(r"n't$|^not$", w)}
+        if words:
+            out.append(words)
+    return out

@@ -1,21 +1,29 @@
 """Rule checks of the preservation gate: the candidate against the task contract, each failure a named reason.
 
-The contract (contract.py) is extracted once per Original. A candidate must keep every path, literal,
-number (with its unit and multiplicity), output format, prohibition (at least as strong) and scope
-statement of it, with normalisation (`./x` = `x`, `x/` = `x`, whitespace, quoting, list vs prose); must
-not leak what only the reference solution or the tests know, nor hand over a command the Original did
-not give (commands.py: in backticks or prose, normalised to tool + arguments); must not add a step
-list or a prose plan; must stay within 0.8×–3× of the Original's length (a shorter text almost always
-dropped something, a much longer one is a tutorial); and must not repeat the Original or an earlier candidate.
+The contract (contract.py) is extracted once per Original. A candidate must state every path, literal,
+number (with its unit) and output format of it, with normalisation (`./x` = `x`, `x/` = `x`, whitespace,
+quoting, list vs prose, format spellings); once is enough however often the Original repeats it, but a
+differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
+words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
+of its kind (JSON → JSON Lines) are changes. It must keep every prohibition
+obligation and scope statement (obligations.py: by meaning, not layout) and add no hedge that weakens one
+("where possible", "ideally"); must not leak what only the reference solution or the tests know (case- and
+form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
+the Original did not give (commands.py: in backticks or prose, normalised to tool + arguments); must not add
+a step list or a prose plan; and must not repeat the Original or an earlier candidate. A length outside
+0.8×–3× of the Original's is a warning shown to the judge, not a rejection (a terse paraphrase is fine).
 
-Reasons look like `drops_literal:path:data/in.csv`, `changes_number:755 (2→1)`, `drops_prohibition:...`,
-`drops_scope:...`, `leaks_reference:git log`, `adds_command:ls -lR`, `adds_step_list`,
-`length_out_of_bounds:0.52`, `duplicate_candidate:original`. The gate may read the task's solution and
-tests to detect leaks; the rewriter never sees them.
+Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
+`changes_format:jsonl`,
+`drops_prohibition:...`, `weakens_prohibition:...`, `weakens_obligation:where possible: ...`, `drops_scope:...`,
+`leaks_reference:git log`, `leaks_answer:69813.66`, `adds_command:ls -lR`, `adds_step_list`,
+`duplicate_candidate:original`. The gate may read the task's solution and tests, and run its oracle in a
+sandbox the caller provides (answers.py), to detect leaks; the rewriter never sees them.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -24,6 +32,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from matchmeter.gate.answers import VALUE as ANSWER_VALUE
+from matchmeter.gate.answers import OracleRun, answers
 from matchmeter.gate.commands import (
     COMMON_TOOLS,
     PROSE_VERBS,
@@ -33,28 +43,29 @@ from matchmeter.gate.commands import (
     step_list_reasons,
 )
 from matchmeter.gate.contract import (
-    BACKTICK,
-    ContractItem,
+    Obligation,
     TaskContract,
+    changed_formats,
     clause_objects,
     clauses,
+    enumerates,
     extract_contract,
     formats_in,
-    is_prohibition,
     key_words,
     norm_path,
-    numbers_in,
     paths_in,
-    prohibiting_parts,
-    strength,
 )
-from matchmeter.gate.contract import SCOPE as SCOPE_WORD
+from matchmeter.gate.numbers import new_values, stated, unstated
+from matchmeter.gate.obligations import kept, new_hedges, protecting
+from matchmeter.gate.vocabulary import BACKTICK, HEDGES, stem
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
 from matchmeter.tasks.oracle import own_solution, solve_script
 
 LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see module docstring)
-PROHIBITION_WORDS = 0.6  # share of an object-less prohibition's key words the candidate's prohibitions must keep
+# a candidate may restate a scope with any of these ("each contact once" = "only the first row")
+SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exception|other than|apart from|excluding|"
+                          r"but not|once|alone|just|nothing else|no other)\b", re.I)
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
@@ -63,6 +74,7 @@ class RuleResult(BaseModel):
     rule: str = Field(description="Rule name, e.g. keeps_contract, no_leak, length.")
     passed: bool
     reasons: list[str] = Field(default_factory=list, description="Named reasons; empty when passed.")
+    warnings: list[str] = Field(default_factory=list, description="Not a rejection: shown to the judge (length).")
 
 
 @dataclass
@@ -72,13 +84,29 @@ class ReferenceKnowledge:
     commands: list[str] = field(default_factory=list)
     parsed: list[Command] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
+    task: TaskSpec | None = field(default=None, repr=False)
+    given_answers: set[str] | None = field(default=None, repr=False)
+    oracle: OracleRun | None = field(default=None, repr=False)  # runs the oracle in a sandbox (answers.py)
+    answers_skipped: str = ""  # why there are no answer values, once asked
+
+    @property
+    def answers(self) -> set[str]:
+        """The reference solution's output values (answers.py), computed on first use: only a candidate that
+        states a value the Original does not needs them, and running the oracle in a sandbox costs seconds."""
+        if self.given_answers is None:
+            found = answers(self.task, self.oracle) if self.task is not None else None
+            self.given_answers = set(found.values) if found else set()
+            self.answers_skipped = found.skipped if found else ""
+        return self.given_answers
 
     @property
     def tools(self) -> set[str]:
         return {c.tool for c in self.parsed}
 
     @classmethod
-    def of_task(cls, task: TaskSpec) -> ReferenceKnowledge:
+    def of_task(cls, task: TaskSpec, oracle: OracleRun | None = None) -> ReferenceKnowledge:
+        """What the task's solution, tests and verifier files know; `oracle` (runner.oracle_outputs, passed by
+        the caller) learns the answer values in a sandbox, and without it there are none."""
         commands = [c for path in task.reference_paths for c in path.commands]
         texts = list(commands)
         root = Path(task.path) if task.path else None
@@ -96,6 +124,7 @@ class ReferenceKnowledge:
                         parsed=[p for c in commands for p in parse_shell(c)])
         for text in texts:
             knowledge.tokens |= code_tokens(text)
+        knowledge.task, knowledge.oracle = task, oracle
         return knowledge
 
 
@@ -145,62 +174,75 @@ def literal_count(literal: str, text: str) -> int:
 # ------------------------------------------------------------------ the rules
 
 
+def _form(text: str) -> str:
+    """A token's form-insensitive spelling: lower case, no separators (`Latin-1` = `latin1` = `LATIN 1`)."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def _variants(literal: str, candidate: str, original: str) -> list[str]:
+    """Tokens of the candidate that spell the literal differently (`control-rate` for `control_rate`) and
+    that the Original does not have: a changed occurrence, even where another occurrence is kept."""
+    want = _form(literal)
+    if len(want) < 3:
+        return []
+    spans = {t for t in BACKTICK.findall(candidate) if t not in original}
+    near = [t for t in spans if difflib.SequenceMatcher(None, t, literal).ratio() >= 0.8]  # `GET /healthz`
+    tokens = spans | set(re.findall(r"[\w.@$/-]+", candidate))
+    return near + [t for t in tokens if _form(t) == want and t != literal and t not in original]
+
+
 def keeps_contract(original: str, candidate: str) -> RuleResult:
-    """Every path, literal, number (unit and multiplicity) and format of the contract is in the candidate."""
+    """Every path, literal, number (with its unit) and format of the contract is in the candidate. A literal
+    or number need be there once, however often the Original repeats it (a merged sentence names it once),
+    but a differently spelled copy of a literal is a change; a number that only counts the list after it
+    ("three changes: ...") is not checked, a digit value the Original does not have is a changed number."""
     contract, reasons = contract_of(original), []
-    cand_paths, flat = set(paths_in(candidate)), _flat(candidate)
+    cand_paths, flat, flat_orig = set(paths_in(candidate)), _flat(candidate), _flat(original)
     for item in contract.of_kind("path"):
         bare = ("/" in item.norm or "." in item.norm) and re.search(rf"(?<![\w/.-]){re.escape(item.norm)}(?![\w-])", flat)
         if item.norm not in cand_paths and not bare:
             reasons.append(f"drops_literal:path:{item.text}")
     for item in contract.of_kind("literal"):
-        if literal_count(item.norm, flat) < literal_count(item.norm, _flat(original)):
+        have = literal_count(item.norm, flat)
+        if have == 0 or (have < literal_count(item.norm, flat_orig) and _variants(item.norm, flat, flat_orig)):
             kind = "quoted" if f'"{item.text}"' in original or f"`{item.text}`" in original else "literal"
             reasons.append(f"drops_literal:{kind}:{item.text[:60]}")
-    cand_numbers = numbers_in(candidate)
-    for item in contract.of_kind("number"):
-        have = cand_numbers[(item.norm, item.unit)]
-        if have < item.count:
-            reasons.append(f"changes_number:{item.text} ({item.count}→{have})")
+    items = {(i.norm, i.unit): i for i in contract.of_kind("number") if not enumerates(original, i.norm)}
+    reasons += [f"changes_number:{items[k].text} ({items[k].count}→0)" for k in unstated(list(items), stated(candidate))]
+    reasons += [f"changes_number:new value {v}" for v in new_values(original, candidate)]
     cand_formats = set(formats_in(candidate))
     reasons += [f"drops_literal:format:{i.text}" for i in contract.of_kind("format") if i.norm not in cand_formats]
-    return RuleResult(rule="keeps_contract", passed=not reasons, reasons=reasons)
-
-
-def _objects_kept(item: ContractItem, cand_clauses: list[str]) -> bool:
-    rank = {"": 0, "delete": 1, "change": 2}
-    parts = [prohibiting_parts(c) for c in cand_clauses]
-    for obj in item.objects:
-        norm = norm_path(obj)
-        if not any((norm in {norm_path(o) for o in clause_objects(p)} or obj in p) and rank[strength(p)] >= rank[item.strength]
-                   for p in parts):
-            return False
-    return True
+    reasons += [f"changes_format:{f}" for f in changed_formats(original, candidate)]
+    return RuleResult(rule="keeps_contract", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
 def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
-    """Each prohibition keeps its objects at least as strongly (don't touch ≥ don't delete); each scope
-    statement ('only ...', 'except ...') keeps a scope word next to its key words. Split or re-punctuated
-    clauses are fine: objects are matched per clause, object-less prohibitions by key words."""
+    """Each prohibition obligation of the Original (obligations.py) is in one of the candidate's directive
+    clauses, as strong and not hedged; each scope statement ('only ...', 'except ...') keeps a scope word next
+    to its key words (in a clause or the clause after it); a hedge the Original did not have ('where
+    possible', 'ideally', 'try not to', 'if you like') weakens whatever it qualifies. Split, merged and
+    reordered clauses and keep/stay/leave/preserve/retain synonyms keep an obligation."""
     contract, reasons = contract_of(original), []
     cand = clauses(candidate)
-    banned = [c for c in cand if is_prohibition(c)]
-    banned_words = set(key_words(" ".join(banned)))
+    found = protecting(cand)
     for item in contract.of_kind("prohibition"):
-        if item.objects:
-            ok = _objects_kept(item, banned)
-        else:
-            ok = bool(banned) and len(set(item.words) & banned_words) >= PROHIBITION_WORDS * len(item.words)
-        if not ok:
-            reasons.append(f"drops_prohibition:{item.text[:60]}")
-    scoped = [c for c in cand if SCOPE_WORD.search(c)]
+        ob = Obligation(text=item.text, objects=item.objects, words=set(item.words),
+                        strength={"change": 2, "delete": 1}.get(item.strength, 0), hedged=bool(HEDGES.search(item.text)),
+                        phrases=[set(p) for p in item.phrases])
+        status = kept(ob, found)
+        if status != "kept":
+            reasons.append(f"{'weakens' if status == 'weakened' else 'drops'}_prohibition:{item.text[:60]}")
+    # a scope marker ends a clause when the sentence is split at it ("the exception: the shell scripts ...")
+    scoped = [" ".join(cand[i:i + 2]) for i in range(len(cand)) if SCOPE_MARKER.search(cand[i])]
     for item in contract.of_kind("scope"):
         objs = {norm_path(o) for o in item.objects}
-        ok = any(objs <= {norm_path(o) for o in clause_objects(c)} | {norm_path(w) for w in c.split()}
-                 and sum(w in key_words(c) for w in item.words) * 2 >= len(item.words) for c in scoped)
+        words = {stem(w) for w in item.words}
+        ok = any(objs <= {norm_path(o) for o in clause_objects(c)} | {norm_path(w.strip("`'\".,;:()")) for w in c.split()}
+                 and len(words & {stem(w) for w in key_words(c)}) * 2 >= len(words) for c in scoped)
         if not ok:
             reasons.append(f"drops_scope:{item.text[:60]}")
-    return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=reasons)
+    reasons += [f"weakens_obligation:{h}" for h in new_hedges(original, candidate)]
+    return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
 def no_new_paths(original: str, candidate: str) -> RuleResult:
@@ -211,15 +253,18 @@ def no_new_paths(original: str, candidate: str) -> RuleResult:
 
 
 def no_leak(original: str, candidate: str, knowledge: ReferenceKnowledge) -> RuleResult:
-    """Nothing only the reference solution / tests know, and no command the Original did not give."""
+    """Nothing only the reference solution / tests know (case- and form-insensitive), no value of the reference
+    solution's outputs the Original does not state, and no command the Original did not give."""
     reasons: list[str] = []
     flat, flat_orig = _flat(candidate), _flat(original)
     reasons += [f"leaks_reference:{c[:60]}" for c in knowledge.commands if c in flat and c not in flat_orig]
     for token in sorted(knowledge.tokens):
-        if token in original or norm_path(token) in flat_orig or known_path(norm_path(token), original):
+        if known_path(norm_path(token), original) or norm_path(token) in flat_orig:
             continue
-        if re.search(rf"(?<![\w./-]){re.escape(token)}(?![\w-])", candidate):
+        pattern = token_pattern(token)
+        if pattern.search(candidate) and not pattern.search(original):
             reasons.append(f"leaks_reference:{token}")
+    reasons += [f"leaks_answer:{v}" for v in answers_in(candidate, original, knowledge)]
     tools = frozenset(COMMON_TOOLS | knowledge.tools)
     given = {c.head for c in commands_in(original, tools)} | {str(c) for c in commands_in(original, tools)}
     ref_heads = {c.head for c in knowledge.parsed} | {f"{c.tool} {a}" for c in knowledge.parsed for a in c.args}
@@ -238,6 +283,36 @@ def no_leak(original: str, candidate: str, knowledge: ReferenceKnowledge) -> Rul
     return RuleResult(rule="no_leak", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
+def token_pattern(token: str) -> re.Pattern[str]:
+    """A reference token as a leak check finds it: case-insensitive, and for a token with a digit also
+    separator-insensitive (`latin-1` = `Latin-1` = `LATIN1` = `latin 1`)."""
+    before, after = r"(?<![\w./-])", r"(?![\w-])"
+    if re.search(r"\d", token) and re.search(r"[A-Za-z]", token):
+        runs = re.findall(r"[A-Za-z0-9]+", token)
+        return re.compile(before + r"[\W_]?".join(re.escape(r) for r in runs) + after, re.I)
+    return re.compile(before + re.escape(token) + after, re.I)
+
+
+COMMON_WORDS = frozenset({"true", "false", "null", "none", "total", "name", "value", "values", "count", "date", "user",
+                          "users", "error", "errors", "file", "files", "line", "lines", "week", "month", "year", "data",
+                          "result", "results", "answer", "report", "with", "from", "that", "this", "nan"})
+
+
+def answers_in(candidate: str, original: str, knowledge: ReferenceKnowledge) -> list[str]:
+    """Values of the reference solution's outputs that the candidate states and the Original does not."""
+    orig = original.lower()
+    new = [v for v in answer_tokens(candidate) if v.lower() not in COMMON_WORDS and v.lower() not in orig]
+    if not new:
+        return []
+    # an all-lowercase word of an output is too often plain English ("format", "required") to count alone
+    low = {a.lower() for a in knowledge.answers if not (a.isalpha() and a.islower())}
+    return sorted({v for v in new if v.lower() in low})
+
+
+def answer_tokens(text: str) -> list[str]:
+    return ANSWER_VALUE.findall(text)
+
+
 def no_lowered_difficulty(original: str, candidate: str) -> RuleResult:
     """No step list, numbered or bulleted, and no prose plan the Original did not have."""
     reasons = step_list_reasons(original, candidate)
@@ -245,9 +320,11 @@ def no_lowered_difficulty(original: str, candidate: str) -> RuleResult:
 
 
 def length_in_bounds(original: str, candidate: str) -> RuleResult:
+    """Outside 0.8×–3× of the Original's length is a warning the judge is shown (a shorter text may have
+    dropped something, a much longer one may be a tutorial), never a rejection: a terse paraphrase is fine."""
     ratio = len(candidate.strip()) / max(1, len(original.strip()))
     ok = LENGTH_BOUNDS[0] <= ratio <= LENGTH_BOUNDS[1]
-    return RuleResult(rule="length", passed=ok, reasons=[] if ok else [f"length_out_of_bounds:{ratio:.2f}"])
+    return RuleResult(rule="length", passed=True, warnings=[] if ok else [f"length_out_of_bounds:{ratio:.2f}"])
 
 
 def not_duplicate(original: str, candidate: str, earlier: Sequence[tuple[str, str]]) -> RuleResult:

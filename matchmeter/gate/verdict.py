@@ -3,7 +3,8 @@
 `gate_candidate` runs the rules first and asks the judge only when every rule passed (a rule failure
 is certain and free; the judge is neither). A candidate passes when every rule passes and a strict
 majority of judge votes pass; ties and unparsable votes reject. The judge is shown the task contract
-and the reference path (`judge_votes`), which `gate eval` also calls on its own to measure the judge alone.
+and the reference path, and the rules' length warning (`judge_votes`), which `gate eval` also calls on its
+own to measure the judge alone.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from matchmeter.gate.judge import Judge, JudgeVote
-from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules, contract_of
+from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules, contract_of, length_in_bounds
 from matchmeter.schema import SCHEMA_VERSION
 
 
@@ -45,7 +46,8 @@ def judge_votes(judge: Judge, original: str, candidate: str, knowledge: Referenc
                 votes: int) -> tuple[bool, list[JudgeVote], list[dict[str, Any]]]:
     """The judge's votes on a candidate, with the contract and the reference path in its prompt."""
     contract = contract_of(original)
-    messages = judge.messages(original, candidate, contract.render(), "\n".join(knowledge.commands))
+    warnings = "\n".join(length_in_bounds(original, candidate).warnings)  # e.g. "length_out_of_bounds:0.62"
+    messages = judge.messages(original, candidate, contract.render(), "\n".join(knowledge.commands), warnings)
     ids = [i.id for i in contract.items]
     cast = [judge.vote(messages, i, votes, ids) for i in range(votes)]
     return majority_passes(cast), cast, messages

@@ -32,9 +32,10 @@ def test_contract_of_fix_permissions():
     assert "path: vendor" in rendered
     numbers = {i.text: i.count for i in contract.of_kind("number")}
     assert numbers == {"644": 1, "755": 2}
-    (prohibition,) = contract.of_kind("prohibition")
-    assert prohibition.strength == "change"
-    assert prohibition.objects == ["vendor"]
+    # "Don't change what's in the files, and leave `vendor/` exactly as it is." holds two obligations
+    contents, vendor = contract.of_kind("prohibition")
+    assert (contents.text, contents.objects, contents.strength) == ("Don't change what's in the files", [], "change")
+    assert (vendor.objects, vendor.strength) == (["vendor"], "change")
 
 
 def test_contract_numbers_carry_units_and_words():
@@ -52,7 +53,7 @@ def test_paths_absolute_relative_and_normalised():
 
 @pytest.mark.parametrize(("name", "candidate", "expected"), [
     ("fix-permissions", ("fix-permissions", "every directory should be `755`", "every directory should be `775`"),
-     "changes_number:755 (2→1)"),
+     "changes_number:new value 775"),
     ("du-top-dirs", ("du-top-dirs", "the three largest", "the five largest"), "changes_number:3"),
     ("cleanup-old-tmp", ("cleanup-old-tmp", "more than 7 days ago", "more than seven hours ago"), "changes_number:7 day"),
     ("profile-literal-line", ("profile-literal-line", "Don't touch `config/secrets.env`.", "Don't delete `config/secrets.env`."),

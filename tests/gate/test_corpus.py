@@ -14,7 +14,7 @@ from matchmeter.schema import sha256_text
 from matchmeter.tasks.loader import builtin_suite_dir
 from tests.helpers.warm_cli import run_matchmeter
 
-ISSUE_KINDS = {*RULE_KINDS, "widened_criteria", "inverted_precedence", "first_last", "case_insensitive",
+ISSUE_KINDS = {*RULE_KINDS, "length", "widened_criteria", "inverted_precedence", "first_last", "case_insensitive",
                "added_requirement"}
 
 
@@ -43,7 +43,7 @@ def test_rules_on_the_held_out_fifth():
     report = tabulate(evaluate(test, suite=builtin_suite_dir()), corpus="built-in", split="test", judge_model=None,
                       simulated=False)
     caught, total = report.rate("rules", RULE_KINDS)
-    assert total >= 25
+    assert total >= 20  # 24 since gate v3 (length is the judge's: a warning, no longer a rule kind)
     assert caught / total >= 0.95
     assert report.rate("rules", label="faithful")[0] == 0
 
@@ -59,8 +59,8 @@ def test_gate_eval_cli_with_the_simulated_judge(tmp_path):
                            "--corpus", str(corpus), "--split", "all", timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     out = " ".join(done.stdout.split())
-    assert "rules: caught 2/2 of the rule-detectable kinds" in out
-    assert "false rejections 0/1 faithful" in out
+    assert "rules: caught 2/2 [" in out
+    assert "false rejections 0/1 [0%–79%] faithful" in out
     assert "SIMULATED judge (string checks, no semantic check)" in out
     assert "first_last" in out
     assert "judge cost $" in out

@@ -30,7 +30,7 @@ JUDGE_VERDICTS = {"adds_requirement": "adds_requirement"}  # every other candida
 
 def item_ids(request) -> list[int]:
     """The contract item ids of the judge prompt (the judge must answer each)."""
-    contract = request["messages"][-1]["content"].split("<<<CONTRACT>>>\n", 1)[1].split("\n<<<END CONTRACT>>>", 1)[0]
+    contract = request["messages"][-1]["content"].split("<<<CHECKLIST>>>\n", 1)[1].split("\n<<<END CHECKLIST>>>", 1)[0]
     return [int(m) for m in re.findall(r"(?m)^(\d+)\. ", contract)]
 
 
@@ -81,7 +81,7 @@ def test_scripted_candidates_are_judged_with_the_right_reasons(stub, tmp_path):
     assert verdicts["faithful"].passed
     assert verdicts["faithful"].votes[0].verdict == "immaterial"
     assert verdicts["drops_path"].reasons == ["drops_literal:path:run/server.pid"]
-    assert verdicts["changes_port"].reasons == ["changes_number:8080 (1→0)"]
+    assert verdicts["changes_port"].reasons == ["changes_number:8080 (1→0)", "changes_number:new value 9090"]
     assert verdicts["adds_requirement"].rejected_by == "judge"
     assert verdicts["adds_requirement"].reasons == ["judge:adds_requirement"]
     assert "leaks_reference:--bind" in verdicts["leaks_command"].reasons

@@ -41,8 +41,6 @@ def test_faithful_clarification_passes_every_rule(knowledge):
     (FAITHFUL + "Launch it with python3.\n", "leaks_reference:python3"),
     (FAITHFUL + "1. Create the run directory.\n2. Start the server.\n3. Save the pid.\n", "adds_step_list"),
     (FAITHFUL + "Record the pid with `echo $! > pidfile`.\n", "adds_backtick_command:echo $! > pidfile"),
-    (INSTRUCTION[:60], f"length_out_of_bounds:{60 / len(INSTRUCTION.strip()):.2f}"),
-    (FAITHFUL * 2 + FAITHFUL[:200], "length_out_of_bounds:"),
     (" ".join(INSTRUCTION.split()).upper(), "duplicate_candidate:original"),
 ])
 def test_each_violation_is_rejected_with_its_named_reason(knowledge, candidate, expected):

@@ -1,0 +1,102 @@
+"""Numbers as a rewrite may state them: the same value in other words, other units, other places.
+
+The contract's numbers (contract.numbers_in) are what the Original binds; a candidate keeps one when it
+states the value in any of the ways a paraphrase does: digits or words ("7" = "seven", "1" = "one" = "a
+single", "4" = "fourth" = "4th"), compact units ("24h"), an equal amount in a neighbouring unit ("7 days" =
+"a week", "24 hours" = "a day"), or with the unit moved out of reach of the two words after the number
+("the two newest logs" = "2 logs, the newest"). A unit is a change only where both sides name one and they
+differ ("7 days" → "7 hours"). These wider readings apply to the candidate only, so an Original's "one per
+line" never becomes a number every rewrite must repeat.
+
+A digit value the candidate states and the Original has in no form is a changed number, except where it is
+layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …") or a count of the list that follows it ("these 3 things: …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from matchmeter.gate.contract import NUMBER_WORDS, enumerates, numbers_in, prose
+
+ONE = r"(?:one|a single|single|an?|(?:the )?(?:last|past))"
+ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7",
+            "eighth": "8", "ninth": "9", "tenth": "10"}
+COMPACT = {"h": "hour", "hr": "hour", "hrs": "hour", "d": "day", "min": "minute", "mins": "minute", "s": "second",
+           "sec": "second", "secs": "second", "ms": "ms", "kb": "kb", "mb": "mb", "gb": "gb", "wk": "week"}
+# (value, unit) pairs that are the same amount
+SAME_AMOUNT = [(("1", "week"), ("7", "day")), (("1", "day"), ("24", "hour")), (("1", "hour"), ("60", "minute")),
+               (("1", "minute"), ("60", "second")), (("1", "second"), ("1000", "ms"))]
+UNIT_OF = {"week": "week", "weeks": "week", "day": "day", "days": "day", "hour": "hour", "hours": "hour",
+           "minute": "minute", "minutes": "minute", "second": "second", "seconds": "second", "decimal": "decimal",
+           "line": "line", "lines": "line", "file": "file", "files": "file"}
+ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,]))\((\d{1,2})\)|(?:^|(?<=[\s:;,]))(\d{1,2})\)(?=\s)|"
+                        r"\b(?:step|part|stage|phase|task)\s+(\d{1,2})\b", re.I)
+
+
+def stated(text: str) -> Counter[tuple[str, str]]:
+    """(value, unit) pairs a candidate states, in every form the module docstring lists."""
+    found = numbers_in(text)
+    body = prose(text).lower()
+    for m in re.finditer(rf"\b(?:{ONE})[\s-]+(\w+)", body):  # "one decimal", "a week", "a single file"
+        if m.group(1) in UNIT_OF:  # "one per line" is no value: only a unit makes "one"/"a" a number
+            found[("1", "=" + UNIT_OF[m.group(1)])] += 1
+    for m in re.finditer(r"\b(" + "|".join(ORDINALS) + r")\b(?![\s-]+(?:of a |an? )?(?:second|minute)s?\b)", body):
+        found[(ORDINALS[m.group(1)], "ordinal")] += 1  # "the fourth migration" = "migration 4"; never a unit's value
+    for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(" + "|".join(COMPACT) + r")\b", body):
+        found[(m.group(1).lstrip("0") or "0", COMPACT[m.group(2)])] += 1
+    for a, b in SAME_AMOUNT:
+        for x, y in ((a, b), (b, a)):
+            n = found[x] + found[(x[0], "=" + x[1])]
+            if n:
+                found[(y[0], "=" + y[1])] += n
+    return +found
+
+
+def unstated(items: list[tuple[str, str]], found: Counter[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The Original's (value, unit) items the candidate does not state. Each is stated by a mention with the
+    same unit, or where one side names no unit, by a mention no other item of that value needs: with "two
+    files" and "2 decimals" in the Original, "two files" and "1 decimal" state only the files. A value read
+    from a unit word ("a day" = 1 day = 24 hours; marked "=unit") counts only with that unit."""
+    left = Counter(found)
+    missing = []
+    exact = [(v, u) for v, u in items if u]
+    for value, unit in exact + [(v, u) for v, u in items if not u]:
+        if left[(value, unit)] or (unit and left[(value, "=" + unit)]):
+            left[(value, unit) if left[(value, unit)] else (value, "=" + unit)] -= 1
+            continue
+        spare = [(v, u) for (v, u), n in left.items() if n > 0 and v == value and (not unit or not u)
+                 and not u.startswith("=") and (v, u) not in exact]
+        if spare:
+            left[spare[0]] -= 1
+        else:
+            missing.append((value, unit))
+    return missing
+
+
+def known_values(original: str) -> set[str]:
+    """Every value the Original states in any form (a candidate may write its "one" or "first" as digits)."""
+    values = {v for v, u in stated(original) if not u.startswith("=") and u != "ordinal"}
+    body = prose(original).lower()
+    values |= {NUMBER_WORDS[w] for w in re.findall(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", body)}
+    return values | {v for v in values if v.startswith("x")}
+
+
+def new_values(original: str, candidate: str) -> list[str]:
+    """Digit values of the candidate that the Original has in no form and that are not layout."""
+    known, flat = known_values(original), " ".join(original.split())
+    marks = {int(m.group(1) or m.group(2) or m.group(3)) for m in ENUMERATOR.finditer(prose(candidate))}
+    layout: set[str] = set()
+    while len(layout) + 1 in marks and {1, 2} <= marks:  # "(1) …, (2) …": a run from 1 is layout
+        layout.add(str(len(layout) + 1))
+    # a count of the list after it is layout only where the Original counted no list ("3 files: a, b, c" → "2
+    # files: a, b, c" is a changed count)
+    counts_lists = any(enumerates(original, v) for v, _ in numbers_in(original))
+    out = []
+    for value, _ in sorted((v, u) for v, u in stated(candidate) if not u.startswith("=") and u != "ordinal"):
+        if value in known or not re.fullmatch(r"\d+(?:\.\d+)?", value) or value in layout:
+            continue
+        if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value) and not counts_lists):
+            continue
+        out.append(value)
+    return list(dict.fromkeys(out))

@@ -1,0 +1,154 @@
+"""Obligations as the rules compare them: what a clause forbids or requires, by meaning rather than by layout.
+
+A prohibition is directive, addressed to the agent: an imperative negation at the head of a clause part
+("Don't touch ...", "never ...", "whatever you do, don't ..."), a negated modal ("X must not change",
+"is not to be touched", "may not", "try not to"), a keeping statement ("leave / keep / stay / remain /
+preserve / retain X as it is, unchanged, untouched, alone, intact, out of ...") or "nothing else / no other
+/ the rest ... change(s)". A descriptive negation is not one: "a closed store has no row that day",
+"people don't always type it the same way", "no quotes or escapes are processed", "readings without a value".
+
+Each directive part of an Original clause is one obligation (a clause "Don't change X, and leave Y as it
+is" holds two); a part that names what it protects by a pronoun ("`x.json` is shared: don't change it")
+protects its referent (contract.referents), and each conjunct of what it protects that has no path or literal
+("`schema.sql` and the CSV files") is protected too (contract.phrases).
+
+A candidate is read more widely than an Original, for the syntaxes a paraphrase uses for the same
+prohibition (PRESERVED, WITHOUT: "off limits", "read-only", "as is", "no changes to", "without modifying",
+"neither X nor Y may ..."), so a wider reading never adds obligations. It keeps an obligation when its
+directive parts (a pronoun part with its clause's and the previous clause's objects and words) protect the
+same objects at least as strongly, and each conjunct by at least half of its words; an object-less
+obligation by at least OBLIGATION_WORDS of its own words, compared stemmed and folded (vocabulary.py), with
+the keep/change family left out of the share (every directive part has it) and "everything else / the rest"
+on both sides or on neither ("everything else in the template" is not "the template"). A matching clause
+that adds a hedge the Original did not have ("where possible", "ideally", "try not to", "if you like")
+weakens it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import takewhile
+
+from matchmeter.gate.contract import (
+    ANAPHORA,
+    Obligation,
+    clause_objects,
+    is_directive,
+    norm_path,
+    parts,
+    protected_span,
+    referents,
+    strength,
+)
+from matchmeter.gate.vocabulary import CHANGE, FAMILY, HEDGES, KEEP_END, OBLIGATION_WORDS, content_words
+
+
+@dataclass
+class Protecting:
+    """A candidate clause (or two consecutive ones) that forbids something."""
+
+    text: str
+    objects: set[str]
+    words: set[str]
+    strength: int
+    hedged: bool
+    rest: bool = False  # the part itself is about "everything else"
+
+
+# Candidate side only, wider than what makes an Original's clause an obligation: the syntaxes a paraphrase
+# may use for the same prohibition ("`x` is off limits", "without modifying `x`", "no edits to `x`").
+PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|intact|as[- ]is|off[- ]limits|read[- ]only|"
+                       r"left alone|hands off|as (?:it|they) (?:is|are|stands?|was|were)(?=\s*(?:[.,;:!)]|$|and\b|or\b|but\b))|"
+                       r"\bneither\b(?:[^.;]|\.(?=\w))*\bnor\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is|are|will|gets?)\b|"
+                       r"\b(?:must|may|should|can|is|are|will)(?: be)? neither\b|"
+                       r"\b(?:must|should|is to|are to|has to|have to) (?:be|stay|remain) exactly as\b|"
+                       r"\b(?:must|should|is to|are to|has to|have to|needs? to|will) be (?:preserved|retained|kept)\b|"
+                       r"^\W*(?:please\s+)?(?:preserve|retain)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
+                       r"\bnot (?:yours|for you) to\b|\b(?:chang|modif|alter|touch|edit)\w*\s+(?:nothing|none)\b|"
+                       r"no (?:changes?|edits?|modifications?|alterations?)\b|refrain from|under no circumstances|"
+                       r"(?:is|are) not (?:to be )?(?:changed|modified|touched|edited|altered|deleted|removed))", re.I)
+WITHOUT = re.compile(rf"\bwithout\s+(?:\w+ing\s+or\s+)?{CHANGE}", re.I)
+
+
+def without_keep_end(part: str) -> str:
+    """The part without parentheticals and keeping endings: the "it" of "as it is" refers to nothing."""
+    part = re.sub(r"\b(?:as|where) (?:it|they) (?:is|are|was|were|stands?|did)\b", " ", part, flags=re.I)
+    return re.sub(rf"\([^)]*\)|\b{KEEP_END}", " ", part, flags=re.I)
+
+
+def candidate_directive(part: str) -> bool:
+    return is_directive(part) or bool(PRESERVED.search(part) or WITHOUT.search(part))
+
+
+def candidate_strength(part: str) -> int:
+    overwrite = re.search(r"\b(?:overwrit|replac|truncat|clobber)\w*", part, re.I)  # as strong as "change"
+    return max(strength(part), 2 if PRESERVED.search(part) or overwrite else 0)
+
+
+def protecting(cand_clauses: list[str]) -> list[Protecting]:
+    """The candidate's directive parts, each with its objects, strength and words. A part that names its
+    object by a pronoun ("so don't rewrite or drop it", "`x/`: never touch it") takes its words and objects
+    from its clause and the neighbours."""
+    out = []
+    for i, clause in enumerate(cand_clauses):
+        clause_parts = parts(clause)
+        for part in clause_parts:
+            if not candidate_directive(part):
+                continue
+            span = protected_span(part)
+            objects = {norm_path(o) for o in clause_objects(span)} | {norm_path(w.strip("`'\".,;:()")) for w in span.split()}
+            bare = without_keep_end(part)
+            anaphoric = ANAPHORA.search(bare) or not (clause_objects(span) or content_words(part) - FAMILY)
+            # "..., and neither may `x`": an elliptic part has the strength of the clause's other directive parts
+            power = candidate_strength(part) or max(candidate_strength(q) for q in clause_parts if candidate_directive(q))
+            text = part
+            if anaphoric:
+                text = " ".join(cand_clauses[max(0, i - 1):i + 2])
+                if not clause_objects(span):
+                    objects |= {norm_path(o) for o in referents(clause, cand_clauses[i - 1] if i else "")}
+            if not clause_objects(span) and len(clause.split()) <= 4:  # a heading ("Off limits:", "Do not modify:")
+                items = list(takewhile(lambda c: len(c.split()) <= 6, cand_clauses[i + 1:i + 6]))  # over its list
+                objects |= {norm_path(o) for c in items for o in clause_objects(c)}
+                text = " ".join([text, *items])
+            out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True), strength=power,
+                                  rest="<rest>" in content_words(part),
+                                  hedged=bool(HEDGES.search(clause))))
+    return out
+
+
+def kept(ob: Obligation, found: list[Protecting]) -> str:
+    """'kept', 'weakened' or 'dropped': is the obligation in one of the candidate's directive clauses?"""
+    if ob.objects:  # each object protected by some directive part, as strongly ("nothing under `a/` may change,
+        # and neither may `b`" protects both)
+        per_object = [[p for p in found if norm_path(o) in p.objects and p.strength >= ob.strength] for o in ob.objects]
+        if not all(per_object):
+            return "dropped"
+        # "and the CSV files": a protected thing named by words only, somewhere in a directive part as strong
+        if any(not any(len(ws & p.words) * 2 >= len(ws) and p.strength >= ob.strength for p in found) for ws in ob.phrases):
+            return "dropped"
+        return "kept" if all(any(not p.hedged or ob.hedged for p in hits) for hits in per_object) else "weakened"
+    # an object-less obligation is known by what it names ("the template", "the CSV", "everything else"): the
+    # keep/change family says only that it forbids, which every directive part does
+    # "everything else in the template" is not "the template": a <rest> on one side only is another thing, and
+    # on both sides it says only that, so the share is of the other words
+    rest = "<rest>" in ob.words
+    core = ob.words - FAMILY - {"<rest>"}
+    matching = [p for p in found if len(core & p.words) >= OBLIGATION_WORDS * len(core) and (core or rest or ob.words & p.words)
+                and p.strength >= ob.strength and rest == p.rest]
+    if not matching:
+        return "dropped"
+    return "kept" if any(not p.hedged or ob.hedged for p in matching) else "weakened"
+
+
+def new_hedges(original: str, candidate: str) -> list[str]:
+    """Hedges the candidate adds ('where possible', 'ideally', ...), each with its clause: a weakened obligation."""
+    before = {m.group(0).lower() for m in HEDGES.finditer(original)}
+    out = []
+    for m in HEDGES.finditer(candidate):
+        negated = re.search(r"\b(?:not|never|no|nothing|none)\b(?:\s+\S+){0,4}\s*$", candidate[max(0, m.start() - 40):m.start()], re.I)
+        if m.group(0).lower() not in before and not negated:  # "this part is not optional" insists
+            start = max(candidate.rfind(".", 0, m.start()), candidate.rfind("\n", 0, m.start())) + 1
+            end = min(x for x in (candidate.find(".", m.end()), candidate.find("\n", m.end()), len(candidate)) if x >= 0)
+            out.append(f"{m.group(0).lower()}: {' '.join(candidate[start:end].split())[:60]}")
+    return out

@@ -1,0 +1,88 @@
+"""The words of obligations: how a clause forbids (keep / change / delete, negations, hedges) and the content
+words two clauses are compared by, stemmed and folded (keep/stay/leave/preserve → <protect>, delete/remove →
+<delete>, everything else / the rest → <rest>, a few same-thing words to one spelling). contract.py finds
+obligations with them, obligations.py matches a candidate's against them.
+"""
+
+from __future__ import annotations
+
+import re
+
+BACKTICK = re.compile(r"`([^`\n]+)`")
+
+OBLIGATION_WORDS = 0.5  # share of an object-less obligation's content words a candidate clause must carry
+KEEP_VERB = r"(?:leave|leaves|left|keep|keeps|kept|stay|stays|remain|remains|preserve|preserved|retain|retained|retains)"
+KEEP_END = (r"(?:alone|unchanged|untouched|unmodified|as (?:it|they) (?:is|are|was|were|stands?)|where (?:it|they) (?:is|are)|"
+            r"exactly as|in place|intact|the same|out of|byte for byte|as written|off limits)")
+KEEPING = re.compile(rf"\b{KEEP_VERB}\b(?:[^.;:\n]|\.(?=[\w/]))*?\b{KEEP_END}", re.I)
+CHANGE = r"(?:chang|modif|alter|touch|edit|delet|remov|rewrit|drop|renam|mov)\w*"
+REST_KEPT = re.compile(rf"\b(?:nothing else|no other|everything else|the rest|nothing)\b(?:[^.;\n]|\.(?=\w))*?\b(?:{CHANGE}|stays?|remains?)",
+                       re.I)
+MODAL_NOT = re.compile(r"\b(?:must not|mustn't|must never|should not|shouldn't|should never|may not|cannot|can't|"
+                       r"(?:is|are) not to be|not allowed|no need to|try not to|is not to|are not to|(?:neither|nor) (?:may|must|should|can))\b", re.I)
+IMPERATIVE_NOT = re.compile(r"^(?:[\W\d]*(?:and|but|so|also|please|then|whatever you do|in any case|but)\b)*[\W]*"
+                            r"(?:don't|do not|never|avoid)\b", re.I)
+HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|as (?:far|much) as possible|ideally|"
+                    r"preferably|if you (?:like|want|wish|can)|where you can|if convenient|when convenient|if it helps|"
+                    r"try (?:not )?to|optional(?:ly)?|if practical|where practical|best effort|roughly|approximately|"
+                    r"more or less|if needed|as needed|can be skipped|is fine either way|when(?:ever)? possible|"
+                    r"(?:if|where|when(?:ever)?) (?:feasible|practicable|reasonable|it makes sense|time permits|you have time)|"
+                    r"as (?:best|well)(?: as)? you can|(?:do|try) your best|as far as (?:practical|you can|reasonable)|"
+                    r"if at all possible|nice to have|not (?:strictly )?(?:required|necessary|mandatory|essential)|"
+                    r"(?:at|to) your discretion|up to you|should you (?:wish|want|prefer)|if you prefer|"
+                    r"if (?:it'?s|it is) (?:easy|simple|convenient)|no need to be (?:exact|strict|precise)|"
+                    r"within reason|(?:is|are) encouraged|(?:is|are) recommended|aim to|it would be (?:good|nice|better))\b",
+                    re.I)
+# stems (prefixes) of the keep/change family and of deletion: all protect the same object
+PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alone", "intact",
+           "chang", "modif", "unmodif", "alter", "edit", "touch", "same")
+DELETE = ("delet", "remov", "drop", "eras")
+PHRASE_STOP = frozenset({"wher", "anywher", "anyth", "everyth", "someth", "exist", "current", "already"})
+# words a paraphrase uses for the same thing ("what's already there" = "the existing part"), one spelling each
+SAME_WORD = {"already": "existing", "current": "existing", "currently": "existing", "present": "existing",
+             "input": "file", "inputs": "file", "document": "file", "documents": "file", "option": "setting",
+             "options": "setting", "char": "character", "chars": "character"}
+IRREGULAR = {"rewritten": "rewrite", "rewrote": "rewrite", "written": "write", "wrote": "write"}
+OBLIGATION_STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this", "these", "those", "them", "they", "you",
+                  "your", "are", "was", "were", "for", "with", "from", "into", "when", "but", "not", "don't", "should",
+                  "must", "will", "also", "only", "just", "all", "every", "other", "else", "there", "what", "what's",
+                  "which", "have", "has", "had", "can", "may", "each", "one", "their", "then", "than", "been", "without",
+                  "never", "nor", "do", "does", "is", "be", "to", "of", "in", "on", "it", "as", "or", "a", "an",
+                  "exactly", "way", "whatever", "please", "itself", "nothing", "neither", "either", "so", "whole",
+                  "being", "once", "done", "after", "before", "still", "ever", "avoid", "no", "let", "need",
+                  "needs", "make", "sure"})
+
+
+def stem(word: str) -> str:
+    w = re.sub(r"['’]s$", "", word.lower()).strip("'’")  # "the Makefile's content" names the Makefile
+    w = IRREGULAR.get(w, w)
+    w = SAME_WORD.get(w, w)
+    for _ in range(2):  # "settings" → "setting" → "sett", as "setting" → "sett"
+        for suffix in ("ing", "ed", "es", "s", "e"):
+            if len(w) > len(suffix) + 3 and w.endswith(suffix) and not w.endswith("ss"):
+                w = w[: -len(suffix)]
+                break
+    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":  # "dropp" → "drop"
+        w = w[:-1]
+    if w.startswith(PROTECT):
+        return "<protect>"
+    if w.startswith(DELETE) or w == "rm":
+        return "<delete>"
+    return w
+
+
+# "everything else", "nothing else", "every other", "the rest", "the remaining": one word, however it is said
+REST = re.compile(r"\b(?:(?:every|any|no|all|some)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
+                  r"the remaining|the others?|everything|anything|"
+                  r"(?:apart from|except(?: for)?|other than|besides|beyond) (?:that|this|these|those|them|it))\b", re.I)
+FAMILY = frozenset({"<protect>", "<delete>"})
+
+
+def content_words(text: str, asides: bool = False) -> set[str]:
+    """Stemmed content words, the keep/change family folded into <protect>, delete/remove into <delete> and
+    else/other/rest into <rest>; without parentheticals unless `asides` (an Original's aside is the reason,
+    not the obligation; a candidate may move an obligation into one)."""
+    text = BACKTICK.sub(" ", text) if asides else re.sub(r"\([^)]*\)", " ", BACKTICK.sub(" ", text))
+    text = REST.sub(" zzrest ", text)
+    words = re.findall(r"[a-z][a-z0-9_'’-]+", text.lower())
+    return {"<rest>" if w == "zzrest" else stem(w) for w in words if w not in OBLIGATION_STOP and len(w) >= 3}

@@ -1,0 +1,177 @@
+"""The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2) are pinned and well-formed. This checks
+structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus README,
+"The blind split" and "The blind split v2")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+CORPUS = ROOT / "matchmeter" / "gate" / "corpus"
+SUITE = ROOT / "matchmeter" / "tasks" / "suite"
+FIELDS = ["id", "task", "label", "kind", "obligation", "visibility", "candidate", "split", "original_sha256",
+          "origin"]
+FAITHFUL_KINDS = {"bullets", "context", "literal-moved", "negation-syntax", "reorder", "restructure",
+                  "second-person", "synonyms", "terse", "verbose"}
+RULE_KINDS = {"dropped-prohibition", "dropped-requirement", "weakened-requirement", "hedge", "changed-number",
+              "changed-path", "changed-literal", "changed-format", "leaked-command", "leaked-answer"}
+JUDGE_KINDS = {"changed-boundary", "changed-definition", "changed-sort-key", "changed-time-zone",
+               "added-constraint", "prose-hint"}
+FAMILIES = {"terminal", "skills", "data-analysis", "quoting"}
+
+
+@dataclass(frozen=True)
+class Split:
+    """One blind split as it was committed: its files' pins and the counts it was written with."""
+
+    origin: str
+    stem: str
+    id_prefix: str
+    pins: tuple[str, str]  # sha256 of the .jsonl and of the .originals.json, pinned at the commit that added them
+    cases: int
+    tasks: int
+    families: dict[str, int] = field(hash=False)
+    labels: dict[str, int] = field(hash=False)
+    visibility: dict[str, int] = field(hash=False)
+
+    @property
+    def split(self) -> Path:
+        return CORPUS / f"{self.stem}.jsonl"
+
+    @property
+    def originals(self) -> Path:
+        return CORPUS / f"{self.stem}.originals.json"
+
+
+V1 = Split("blind-v1", "gate_blind", "b",
+           ("7136de87359ff13f690130f64e8e3e2d431894d4058cef456df27bc2cd298c9e",
+            "ef9e69f550c1b7f964506660fccdf25cfccba9e5cf473f8387defc3cd0c4edde"), 114, 56,
+           {"terminal": 39, "skills": 28, "data-analysis": 26, "quoting": 21},
+           {"faithful": 50, "unfaithful": 64}, {"rules": 36, "judge": 28})
+V2 = Split("blind-v2", "gate_blind2", "c",
+           ("c3f3bd5b2bc2b8bd95deb6f5512e4c3e1400a5da0108417526ab0d86430338d0",
+            "43bf8182432b19b58f103efebab922fd0abfb6cdb5a3b5c9b06b362a7c6fc5c0"), 128, 64,
+           {"terminal": 20, "skills": 20, "data-analysis": 27, "quoting": 61},
+           {"faithful": 56, "unfaithful": 72}, {"rules": 42, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2], ids=lambda s: s.origin)
+
+
+def _lines(s: Split) -> list[dict]:
+    return [json.loads(line) for line in s.split.read_text(encoding="utf-8").splitlines()]
+
+
+def _cases(s: Split) -> list[dict]:
+    return _lines(s)[1:]
+
+
+def _originals(s: Split) -> dict[str, str]:
+    return json.loads(s.originals.read_text(encoding="utf-8"))
+
+
+def _family(task: str) -> str:
+    return tomllib.loads((SUITE / task / "task.toml").read_text())["metadata"]["matchmeter"]["source_family"]
+
+
+@SPLITS
+def test_split_files_are_pinned(s: Split):
+    for path, pin in zip((s.split, s.originals), s.pins, strict=True):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == pin, (
+            f"{path.name} changed: a blind split is never edited; put new cases in a new file with its own pin")
+
+
+@SPLITS
+def test_meta_record_names_the_split_and_counts_its_cases(s: Split):
+    meta = _lines(s)[0]["meta"]
+    assert meta["name"] == s.origin
+    assert meta["cases"] == len(_cases(s)) == s.cases
+    assert meta["tasks"] == len(_originals(s)) == s.tasks
+
+
+@SPLITS
+def test_every_case_has_the_fields_in_order_and_a_unique_sequential_id(s: Split):
+    cases = _cases(s)
+    assert [list(c) for c in cases] == [FIELDS] * len(cases)
+    assert [c["id"] for c in cases] == [f"{s.id_prefix}{i:03d}" for i in range(len(cases))]
+    assert {(c["split"], c["origin"]) for c in cases} == {("blind", s.origin)}
+    assert all(isinstance(c["candidate"], str) and c["candidate"].strip() for c in cases)
+
+
+@SPLITS
+def test_labels_kinds_and_visibility_are_in_the_vocabulary(s: Split):
+    for case in _cases(s):
+        label, _, kind = case["kind"].partition(":")
+        assert label == case["label"], case["id"]
+        if label == "faithful":
+            assert kind in FAITHFUL_KINDS, case["id"]
+            assert case["obligation"] == case["visibility"] == "", case["id"]
+        else:
+            assert label == "unfaithful", case["id"]
+            assert kind in RULE_KINDS | JUDGE_KINDS, case["id"]
+            # A rule-visible slip is a dropped/weakened/changed/leaked item; a judge-only slip needs meaning.
+            assert case["visibility"] == ("rules" if kind in RULE_KINDS else "judge"), case["id"]
+            assert case["obligation"].strip(), case["id"]
+
+
+@SPLITS
+def test_a_faithful_candidate_is_never_the_original_itself(s: Split):
+    originals = _originals(s)
+    assert all(c["candidate"] != originals[c["task"]] for c in _cases(s))
+
+
+@SPLITS
+def test_the_split_covers_every_family_with_both_labels_and_both_visibilities(s: Split):
+    cases = _cases(s)
+    by = Counter((_family(c["task"]), c["label"]) for c in cases)
+    assert {f for f, _ in by} == FAMILIES
+    assert all(by[(f, label)] >= 5 for f in FAMILIES for label in ("faithful", "unfaithful")), by
+    assert Counter(_family(c["task"]) for c in cases) == s.families
+    assert Counter(c["label"] for c in cases) == s.labels
+    assert Counter(c["visibility"] for c in cases if c["label"] == "unfaithful") == s.visibility
+    assert len({c["task"] for c in cases}) >= 30
+
+
+@SPLITS
+def test_every_task_exists_and_its_original_is_the_current_instruction(s: Split):
+    originals = _originals(s)
+    assert set(originals) == {c["task"] for c in _cases(s)}
+    stale = []
+    for task, text in originals.items():
+        instruction = SUITE / task / "instruction.md"
+        assert instruction.is_file(), f"{task}: no such task in {SUITE}"
+        if instruction.read_text(encoding="utf-8") != text:
+            stale.append(task)
+    # A reworded task makes its blind cases measure an instruction the suite no longer has.
+    assert stale == [], f"instruction.md changed since {s.origin} was written: {stale}"
+
+
+@SPLITS
+def test_each_case_carries_the_sha256_of_the_original_it_was_written_against(s: Split):
+    originals = _originals(s)
+    for case in _cases(s):
+        assert case["original_sha256"] == hashlib.sha256(originals[case["task"]].encode()).hexdigest(), case["id"]
+
+
+@SPLITS
+def test_quoting_payloads_in_faithful_cases_are_byte_identical_to_the_original(s: Split):
+    # The quoting family's payload is the task: a faithful rewrite that alters one byte of it is mislabelled.
+    originals = _originals(s)
+    for case in _cases(s):
+        blocks = re.findall(r"```text\n(.*?)\n```", originals[case["task"]], re.S)
+        if case["label"] == "faithful" and blocks:
+            assert all(block in case["candidate"] for block in blocks), case["id"]
+
+
+def test_blind_v2_is_written_on_every_suite_task_blind_v1_did_not_use():
+    # v2 measures the gate on instructions v1 never showed it: no task of v1, and every other suite task.
+    v1, v2 = set(_originals(V1)), set(_originals(V2))
+    suite = {p.parent.name for p in SUITE.glob("*/instruction.md")}
+    assert v2.isdisjoint(v1)
+    assert v2 == suite - v1
