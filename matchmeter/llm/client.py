@@ -39,6 +39,8 @@ from matchmeter.llm.pricing import PriceTable
 from matchmeter.llm.protocols import LMReply, RunLedger
 from matchmeter.llm.sim import SIM_BEHAVIOUR_VERSION
 from matchmeter.llm.spend import SpendLedger
+from matchmeter.llm.usage import field as _get
+from matchmeter.llm.usage import read_openai_usage
 from matchmeter.schema import Cost, TokenUsage, utcnow
 
 log = logging.getLogger("matchmeter.llm")
@@ -132,9 +134,7 @@ class LMClient:
         tool_calls = message_tool_calls(_get(_get(response, "choices")[0], "message"))
         cost = self._price(tokens, usage_reported)
         self.spend.charge(cost.usd)
-        if self.cache is not None:
-            self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
-                                 "usage_reported": usage_reported, **({"tool_calls": tool_calls} if tool_calls else {})})
+        self.store(key, text, reported, tokens, usage_reported, tool_calls)
         log.debug("lm call model=%s tokens=%d cost=%s", self.model, tokens.total, cost.usd)
         return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
                        new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started,
@@ -142,17 +142,35 @@ class LMClient:
 
     def _cached(self, messages: list[dict[str, Any]], sampling: dict[str, Any]) -> tuple[str, LMReply | None]:
         """The request's cache key, and the stored reply when the cache holds one (free: no spend, no call)."""
-        key = cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
-                        self.served)
+        key = self.cache_key_for(messages, sampling)
+        return key, self.cached_reply(key)
+
+    def cache_key_for(self, messages: list[dict[str, Any]], sampling: dict[str, Any]) -> str:
+        return cache_key(self.model, messages, sampling, self.salt + self._behaviour_salt(), self._cache_endpoint(),
+                         self.served)
+
+    def cached_reply(self, key: str) -> LMReply | None:
+        """The stored reply under `key` (counted in `stats.hits`), or None (also when the cache is off)."""
         record = self.cache.get(key) if self.cache is not None else None
         if record is None:
-            return key, None
+            return None
         self.stats.hits += 1
         tokens = TokenUsage(**record["tokens"])
         log.debug("lm cache hit model=%s key=%s", self.model, key[:12])
-        return key, LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
-                            tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
-                            new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
+        return LMReply(text=record["text"], model=self.model, reported_model=record.get("reported_model"),
+                       tokens=tokens, cost=self._price(tokens, record.get("usage_reported", True)),
+                       new_spend_usd=0.0, cache_hit=True, tool_calls=record.get("tool_calls") or [])
+
+    def store(self, key: str, text: str, reported: str | None, tokens: TokenUsage, usage_reported: bool,
+              tool_calls: list[dict[str, Any]]) -> None:
+        """Keep a successful reply (no-op with the cache off)."""
+        if self.cache is not None:
+            self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
+                                 "usage_reported": usage_reported, **({"tool_calls": tool_calls} if tool_calls else {})})
+
+    def price(self, tokens: TokenUsage, usage_reported: bool) -> Cost:
+        """The cost of a reply's usage (unknown, never 0, when the endpoint reported none)."""
+        return self._price(tokens, usage_reported)
 
     def stream(self, messages: list[dict[str, Any]], on_delta: Callable[[str, str | None], None], *,
                timeout_s: float | None = None, deadline: float | None = None, **sampling: Any) -> LMReply:
@@ -201,13 +219,11 @@ class LMClient:
         text = "".join(parts)
         # litellm stamps its chunks with the requested model; the upstream's own name is kept aside.
         reported = getattr(chunks, "_provider_response_model", None) or reported
-        tokens, usage_reported = usage_tokens(usage)
+        tokens, usage_reported = read_openai_usage(usage)
         tool_calls = [calls[i] for i in sorted(calls)]
         cost = self._price(tokens, usage_reported)
         self.spend.charge(cost.usd)
-        if self.cache is not None:
-            self.cache.put(key, {"text": text, "reported_model": reported, "tokens": tokens.model_dump(),
-                                 "usage_reported": usage_reported, **({"tool_calls": tool_calls} if tool_calls else {})})
+        self.store(key, text, reported, tokens, usage_reported, tool_calls)
         return LMReply(text=text, model=self.model, reported_model=reported, tokens=tokens, cost=cost,
                        new_spend_usd=cost.usd, cache_hit=False, latency_s=time.monotonic() - t0, started_at=started,
                        tool_calls=tool_calls)
@@ -278,14 +294,6 @@ class LMClient:
                                  timeout_s, deadline, counted)
 
 
-def _get(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
-
-
 def parse_response(response: Any, model: str) -> tuple[str, str | None, TokenUsage, bool]:
     """(text, reported model, token classes, whether usage was reported). Raises EndpointError if malformed."""
     choices = _get(response, "choices")
@@ -295,7 +303,7 @@ def parse_response(response: Any, model: str) -> tuple[str, str | None, TokenUsa
     text = _get(message, "content")
     if text is not None and not isinstance(text, str):
         raise EndpointError(f"malformed reply from model {model}: message content is {type(text).__name__}, not text")
-    tokens, usage_reported = usage_tokens(_get(response, "usage"))
+    tokens, usage_reported = read_openai_usage(_get(response, "usage"))
     reported = _get(response, "model")
     return text or "", (str(reported) if reported else None), tokens, usage_reported
 
@@ -321,14 +329,3 @@ def _merge_tool_call(calls: dict[int, dict[str, Any]], fragment: Any) -> None:
     call["id"] = call["id"] or part["id"]
     call["function"]["name"] = call["function"]["name"] or part["function"]["name"]
     call["function"]["arguments"] += part["function"]["arguments"]
-
-
-def usage_tokens(usage: Any) -> tuple[TokenUsage, bool]:
-    """An OpenAI-shaped `usage` split into token classes, and whether any usage was reported."""
-    prompt = int(_get(usage, "prompt_tokens") or 0)
-    completion = int(_get(usage, "completion_tokens") or 0)
-    cached = int(_get(_get(usage, "prompt_tokens_details"), "cached_tokens") or 0)
-    reasoning = int(_get(_get(usage, "completion_tokens_details"), "reasoning_tokens") or 0)
-    tokens = TokenUsage(input=max(prompt - cached, 0), cached_input=min(cached, prompt),
-                        output=max(completion - reasoning, 0), reasoning=min(reasoning, completion))
-    return tokens, usage is not None and prompt + completion > 0

@@ -19,10 +19,11 @@ EndpointError when earlier attempts of the call had already failed (the endpoint
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +131,38 @@ class Backoff:
         return float(min(self.wait_max_s, self.wait_initial_s * 2.0 ** (failed - 1)))
 
 
+class _Retries:
+    """The one retry policy both loops follow: each attempt's timeout, and after a failure either the pause
+    before the next attempt or the error to raise (so the sync and async loops cannot drift apart)."""
+
+    def __init__(self, where: Where, backoff: Backoff, timeout_s: float, deadline: float | None) -> None:
+        self.where, self.backoff, self.timeout_s, self.deadline = where, backoff, timeout_s, deadline
+        self.failures: list[str] = []
+        self.t0 = time.monotonic()
+
+    def budget(self) -> float:
+        """This attempt's timeout, bounded by the deadline; raises when the deadline already passed."""
+        budget = self.timeout_s if self.deadline is None else min(self.timeout_s, self.deadline - time.monotonic())
+        if budget <= 0:
+            raise _deadline_error(self.where, self.failures, time.monotonic() - self.t0)
+        return budget
+
+    def pause_after(self, exc: Exception, n: int, budget: float) -> float:
+        """Seconds to wait before attempt n + 1 after `exc` ended attempt n; raises what the caller sees instead."""
+        if not is_retryable(exc):
+            raise classify_error(exc, self.where, n) from None
+        if budget < self.timeout_s and is_timeout(exc):  # cut by the deadline, not by the per-call timeout
+            raise _deadline_error(self.where, self.failures, time.monotonic() - self.t0) from None
+        self.failures.append(type(exc).__name__)
+        if n == self.backoff.attempts:
+            raise classify_error(exc, self.where, n) from None
+        pause = self.backoff.wait(n)
+        if self.deadline is not None and time.monotonic() + pause >= self.deadline:
+            raise _deadline_error(self.where, self.failures, time.monotonic() - self.t0) from None
+        log.info("lm retry %d for %s after %s", n, self.where, type(exc).__name__)
+        return pause
+
+
 def call_with_retries(attempt: Callable[[float], Any], where: Where, backoff: Backoff, timeout_s: float,
                       deadline: float | None = None, on_attempt: Callable[[], None] = lambda: None) -> Any:
     """Call `attempt(timeout_s)` until it returns, retrying retryable faults; `deadline` (time.monotonic())
@@ -139,28 +172,14 @@ def call_with_retries(attempt: Callable[[float], Any], where: Where, backoff: Ba
         EndpointError, UserError, AgentError: see the module docstring.
         AgentTimeout: the deadline passed before the endpoint had failed once.
     """
-    failures: list[str] = []
-    t0 = time.monotonic()
+    retries = _Retries(where, backoff, timeout_s, deadline)
     for n in range(1, backoff.attempts + 1):
-        budget = timeout_s if deadline is None else min(timeout_s, deadline - time.monotonic())
-        if budget <= 0:
-            raise _deadline_error(where, failures, time.monotonic() - t0)
+        budget = retries.budget()
         on_attempt()
         try:
             return attempt(budget)
-        except Exception as exc:  # noqa: BLE001 - every provider error is classified below
-            if not is_retryable(exc):
-                raise classify_error(exc, where, n) from None
-            if budget < timeout_s and is_timeout(exc):  # cut by the deadline, not by the per-call timeout
-                raise _deadline_error(where, failures, time.monotonic() - t0) from None
-            failures.append(type(exc).__name__)
-            if n == backoff.attempts:
-                raise classify_error(exc, where, n) from None
-            pause = backoff.wait(n)
-            if deadline is not None and time.monotonic() + pause >= deadline:
-                raise _deadline_error(where, failures, time.monotonic() - t0) from None
-            log.info("lm retry %d for %s after %s", n, where, type(exc).__name__)
-            time.sleep(pause)
+        except Exception as exc:  # noqa: BLE001 - every provider error is classified by _Retries
+            time.sleep(retries.pause_after(exc, n, budget))
     raise AssertionError("unreachable: the loop returns or raises")
 
 
@@ -169,3 +188,49 @@ def _deadline_error(where: Where, failures: list[str], waited_s: float) -> Excep
         return EndpointError(f"{where} did not answer before the task's agent deadline: {len(failures)} "
                              f"failed attempt(s) ({', '.join(dict.fromkeys(failures))}) in {waited_s:.0f}s")
     return AgentTimeout(f"the task's agent deadline passed while waiting {waited_s:.0f}s for {where}")
+
+
+async def acall_with_retries(attempt: Callable[[float], Awaitable[Any]], where: Where, backoff: Backoff,
+                             timeout_s: float, deadline: float | None = None,
+                             on_attempt: Callable[[], None] = lambda: None) -> Any:
+    """`call_with_retries` for a coroutine attempt (the gateway's pass-through): the same policy (_Retries);
+    waits are `asyncio.sleep`, so no thread is held."""
+    retries = _Retries(where, backoff, timeout_s, deadline)
+    for n in range(1, backoff.attempts + 1):
+        budget = retries.budget()
+        on_attempt()
+        try:
+            return await attempt(budget)
+        except Exception as exc:  # noqa: BLE001 - every provider error is classified by _Retries
+            await asyncio.sleep(retries.pause_after(exc, n, budget))
+    raise AssertionError("unreachable: the loop returns or raises")
+
+
+class UpstreamStatusError(Exception):
+    """An HTTP error status from the upstream, named as litellm names it (the names are in messages)."""
+
+    status_code = 0
+
+
+def _status_class(name: str, status: int) -> type[UpstreamStatusError]:
+    return type(name, (UpstreamStatusError,), {"status_code": status})
+
+
+STATUS_ERRORS = {status: _status_class(name, status) for status, name in (
+    (400, "BadRequestError"), (401, "AuthenticationError"), (403, "PermissionDeniedError"), (404, "NotFoundError"),
+    (422, "UnprocessableEntityError"), (429, "RateLimitError"), (500, "InternalServerError"),
+    (502, "BadGatewayError"), (503, "ServiceUnavailableError"), (504, "InternalServerError"))}
+
+
+def status_error(status: int, body: str) -> UpstreamStatusError:
+    """The exception for an upstream's HTTP error status (its body, shortened, as the message)."""
+    cls = STATUS_ERRORS.get(status) or _status_class("APIError", status)
+    return cls(f"HTTP {status} from the upstream: {' '.join(body.split())[:300]}")
+
+
+class Timeout(Exception):  # noqa: N818 - litellm's name, which is_timeout and the messages rely on
+    """No answer within the attempt's time budget."""
+
+
+class APIConnectionError(Exception):
+    """Nothing listening, the connection refused or reset before a reply."""

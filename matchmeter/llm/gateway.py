@@ -5,11 +5,19 @@ An aiohttp server in the harness speaks, each as JSON or server-sent events, the
 API (`POST /v1/messages`) and the Gemini API (`POST /v1beta/models/{model}:generateContent` and
 `:streamGenerateContent`) on a Unix socket (bind-mounted into sandboxes, reached there through
 runner/sandbox/egress_forwarder.py) and, optionally, on a loopback TCP port (the harness-side bash
-agent, tests, benchmarks). A streamed request is streamed upstream too: each delta is written to the
-agent as it arrives (`LMClient.stream`), and the usage of the final upstream chunk is metered.
+agent, tests, benchmarks). Two paths to the upstream, metered by the same steps (`GatewaySession.begin`,
+`precheck`, `failure_of`, `settle`):
+    pass-through   the upstream speaks the agent's protocol (OpenAI chat or Responses to an OpenAI-compatible
+                   upstream, Anthropic messages to Anthropic: llm/passthrough.py): the request is forwarded as
+                   it is (but for `model` and the key) on the event loop by one pooled aiohttp client, a stream's
+                   bytes relayed as they come (llm/gateway_passthrough.py)
+    translated     anything else (Gemini, a protocol the upstream does not speak, other providers): the wire turns
+                   the request into chat messages and `LMClient` calls litellm in the thread pool; a streamed
+                   request is streamed upstream too, each delta written to the agent as it arrives
+Either way the usage of the reply (of a stream's final chunk) is metered.
 
 Each execution gets a `GatewaySession`: a random token (what the sandbox holds instead of a provider
-key), the upstream it is routed to (the configured model and api_base; the provider key is read by
+key), the upstream it is routed to (the configured model and its `ModelEndpoint`; the provider key is read by
 `LMClient` from the host environment on the way out), an `ExecutionMeter` with its budgets, and the
 run's spend ledger. A request carrying no known token is answered 401 and reaches no model.
 
@@ -30,146 +38,29 @@ the client's retry loop is the only one, so the server receives as many requests
 from __future__ import annotations
 
 import asyncio
-import secrets
 import threading
-import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
-from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, SpendCapReached, UserError
+from matchmeter.errors import InfraError, UserError
+from matchmeter.llm.client import import_litellm
+from matchmeter.llm.gateway_passthrough import PassThrough, eligible
+from matchmeter.llm.gateway_session import (
+    ENDPOINT_FAILED as ENDPOINT_FAILED,  # re-exported: callers name it here
+)
+from matchmeter.llm.gateway_session import TOKEN_PREFIX as TOKEN_PREFIX
+from matchmeter.llm.gateway_session import Delta, GatewaySession, Outcome
+from matchmeter.llm.gateway_session import Upstream as Upstream
 from matchmeter.llm.gateway_wire import AnthropicWire, OpenAIChatWire, Wire
 from matchmeter.llm.gateway_wire_gemini import GeminiWire
 from matchmeter.llm.gateway_wire_responses import ResponsesWire
-from matchmeter.llm.meter import ExecutionBudget, ExecutionMeter, GatewayCall
+from matchmeter.llm.meter import ExecutionBudget, ExecutionMeter, call_meta
 from matchmeter.llm.protocols import RunLedger
-from matchmeter.llm.tokens import count_prompt_tokens
-from matchmeter.schema import utcnow
 
 if TYPE_CHECKING:
     from aiohttp import web
-
-    from matchmeter.llm.client import LMClient
-    from matchmeter.llm.protocols import LMReply
-
-TOKEN_PREFIX = "mmgw-"
-
-
-class Upstream(BaseModel):
-    """Where one execution's calls go, and how (the LMClient options)."""
-
-    model: str = Field(description="The configured litellm model string.")
-    api_base: str | None = Field(None, description="Endpoint URL; None for the provider default.")
-    api_key_env: str | None = Field(None, description="Host env var holding the provider key (read per call).")
-    salt: str = Field("", description="Cache salt (task, seed, attempt), as the bash agent uses.")
-    timeout_s: float = Field(120.0, gt=0)
-    retry_attempts: int = Field(4, ge=1)
-    retry_wait_s: float = Field(0.5, ge=0)
-    use_cache: bool = True
-    cache_dir: Path | None = None
-    prices: str | None = Field(None, description="A --prices file merged over the shipped price table.")
-
-
-class Outcome(NamedTuple):
-    status: int
-    kind: str  # "ok" or the error type shown to the agent
-    message: str
-    reply: LMReply | None
-    call: GatewayCall
-
-
-class Delta(NamedTuple):
-    text: str
-    model: str | None  # the model the upstream says is answering, when it said so
-
-
-ERROR_STATUS: dict[str, int] = {"budget_exceeded": 402, "spend_cap_reached": 402, "agent_deadline": 402,
-                                "upstream_error": 502, "upstream_unavailable": 503, "gateway_misconfigured": 500}
-ENDPOINT_FAILED = ("upstream_unavailable", "gateway_misconfigured")  # the endpoint's fault, not the agent's
-LATCHED_STATUS = 424  # a later call of a session whose endpoint failed: not retried by SDKs
-
-
-class GatewaySession:
-    """One execution at the door: its token, its upstream client, its meter."""
-
-    def __init__(self, execution_id: str, upstream: Upstream, meter: ExecutionMeter, ledger: RunLedger | None) -> None:
-        self.execution_id, self.upstream, self.meter = execution_id, upstream, meter
-        self.token = TOKEN_PREFIX + secrets.token_urlsafe(24)
-        self.client = self._make_client(ledger)
-        self.deadline: float | None = None  # time.monotonic() of the task's agent deadline (set by the trial)
-        self.endpoint_failure: tuple[str, str] | None = None  # (kind, message) of the endpoint's first failure
-
-    def _make_client(self, ledger: RunLedger | None) -> LMClient:
-        from matchmeter.llm.client import LMClient, RetryPolicy
-        from matchmeter.llm.pricing import PriceTable
-
-        up = self.upstream
-        return LMClient(up.model, api_base=up.api_base, api_key_env=up.api_key_env, salt=up.salt,
-                        price_table=PriceTable.load(overrides=up.prices),
-                        spend=ledger, timeout_s=up.timeout_s, use_cache=up.use_cache, cache_dir=up.cache_dir,
-                        retry=RetryPolicy(attempts=up.retry_attempts, wait_initial_s=up.retry_wait_s,
-                                          wait_max_s=max(up.retry_wait_s * 8, 0.0)))
-
-    def forward(self, api: str, model_asked: str | None, messages: list[dict[str, Any]], sampling: dict[str, Any],
-                on_delta: Callable[[str, str | None], None] | None = None) -> Outcome:
-        """Admit, call upstream (streamed to `on_delta` when given), meter. Never raises for a model or
-        budget failure: it becomes the Outcome. A streamed reply that crosses a budget is metered when
-        it ends, like a plain one: the crossing is kept and later calls are refused."""
-        stream = on_delta is not None
-        started, t0 = utcnow(), time.monotonic()
-        call = GatewayCall(index=0, execution_id=self.execution_id, api=api, stream=stream,
-                           model_asked=model_asked, model_routed=self.upstream.model, started_at=started)
-        attempts_before = self.client.stats.http_calls
-        kind, message, reply = "ok", "", None
-        try:
-            self.meter.admit(count_prompt_tokens(messages))
-            if self.endpoint_failure is not None:  # one retry layer: the client's, already spent on this endpoint
-                kind, message = self.endpoint_failure
-                message = f"not sent: this execution's model endpoint already failed: {message}"
-            elif self.deadline is not None and time.monotonic() >= self.deadline:
-                kind, message = "agent_deadline", "matchmeter gateway refused the call: the task's agent deadline passed"
-            elif on_delta is None:
-                reply = self.client.complete(messages, deadline=self.deadline, **sampling)
-            else:
-                reply = self.client.stream(messages, on_delta, deadline=self.deadline, **sampling)
-        except BudgetExceeded as exc:
-            kind, message = "budget_exceeded", f"matchmeter gateway refused the call: {exc}"
-        except SpendCapReached as exc:
-            self.meter.refuse(exc)
-            kind, message = "spend_cap_reached", f"matchmeter gateway refused the call: {exc}"
-        except AgentTimeout as exc:
-            kind, message = "agent_deadline", str(exc)
-        except AgentError as exc:
-            kind, message = "upstream_error", str(exc)
-        except InfraError as exc:
-            kind, message = "upstream_unavailable", str(exc)
-        except UserError as exc:
-            kind, message = "gateway_misconfigured", exc.line()
-        attempts = self.client.stats.http_calls - attempts_before
-        update: dict[str, Any] = {"latency_s": time.monotonic() - t0, "upstream_attempts": attempts}
-        if reply is not None:
-            update.update(model_answered=reply.reported_model, tokens=reply.tokens, cost=reply.cost,
-                          cache_hit=reply.cache_hit)
-        else:
-            latched = kind in ENDPOINT_FAILED and self.endpoint_failure is not None
-            if kind in ENDPOINT_FAILED and self.endpoint_failure is None:
-                self.endpoint_failure = (kind, message)
-            update.update(status=LATCHED_STATUS if latched else ERROR_STATUS[kind], error=message, error_kind=kind)
-        recorded = self.meter.record(call.model_copy(update=update))
-        return Outcome(recorded.status, kind, message, reply, recorded)
-
-    def close(self) -> None:
-        self.client.close()
-
-
-def call_meta(call: GatewayCall) -> dict[str, Any]:
-    """The metered view returned to the agent beside the usage (the bash agent reads it)."""
-    return {"call_index": call.index, "model_answered": call.model_answered, "cost_usd": call.cost.usd,
-            "cost_null_reason": call.cost.null_reason, "cache_hit": call.cache_hit, "latency_s": call.latency_s}
 
 
 class Gateway:
@@ -192,6 +83,7 @@ class Gateway:
         self._sessions: dict[str, GatewaySession] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mm-gateway")
+        self._passthrough = PassThrough()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._startup_error: BaseException | None = None
@@ -230,6 +122,9 @@ class Gateway:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> Gateway:
+        # The translated path (Gemini, a protocol the upstream does not speak) needs litellm, whose import takes
+        # seconds: paid here, once per process, not inside an agent's first call and its SDK's timeout.
+        import_litellm()
         ready = threading.Event()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, args=(ready,), name="matchmeter-gateway", daemon=True)
@@ -272,12 +167,14 @@ class Gateway:
             self._loop.run_forever()
         finally:
             self._loop.run_until_complete(runner.cleanup())
+            self._loop.run_until_complete(self._passthrough.close())
             self._loop.close()
 
     async def _start_sites(self, runner: web.AppRunner) -> None:
         from aiohttp import web
 
         await runner.setup()
+        await self._passthrough.open()
         if self.socket_path is not None:
             with_suppressed_unlink(self.socket_path)
             await web.UnixSite(runner, str(self.socket_path)).start()
@@ -336,6 +233,8 @@ class Gateway:
             parsed = wire.parse(body)
         except ValueError as exc:
             return web.json_response(wire.error(str(exc), "invalid_request_error", 400), status=400)
+        if eligible(session, wire.name):
+            return await self._passthrough.handle(request, session, wire, parsed, body)
         loop = asyncio.get_running_loop()
         if not parsed.stream:
             outcome = await loop.run_in_executor(self._pool, session.forward, wire.name, parsed.model,

@@ -22,7 +22,8 @@ from matchmeter.errors import (
     SpendCapReached,
 )
 from matchmeter.llm.protocols import LMReply
-from matchmeter.schema import Cost, TokenUsage, utcnow
+from matchmeter.llm.usage import openai_usage
+from matchmeter.schema import Cost, utcnow
 
 BUDGET_RE = re.compile(r"(\w+) budget exceeded: used ([-+.\deE]+) of ([-+.\deE]+)")
 
@@ -50,11 +51,7 @@ class GatewayClient:
             raise _error(response)
         body = response.json()
         meta = body.get("matchmeter") or {}
-        usage = body.get("usage") or {}
-        cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
-        reasoning = int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
-        tokens = TokenUsage(input=int(usage.get("prompt_tokens") or 0) - cached, cached_input=cached,
-                            output=int(usage.get("completion_tokens") or 0) - reasoning, reasoning=reasoning)
+        tokens = openai_usage(body.get("usage"))
         cost = Cost(usd=meta.get("cost_usd"), null_reason=meta.get("cost_null_reason"))
         text = body["choices"][0]["message"].get("content") or ""
         return LMReply(text=text, model=self.model, reported_model=meta.get("model_answered"), tokens=tokens,

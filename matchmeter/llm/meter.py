@@ -16,7 +16,7 @@ import json
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -52,11 +52,12 @@ class GatewayCall(BaseModel):
     status: int = Field(200, description="HTTP status the gateway answered the agent with.")
     error: str | None = Field(None, description="Refusal or upstream failure the agent was shown.")
     error_kind: str | None = Field(None, description="budget_exceeded | spend_cap | agent_error | infra_error | ...")
+    step: str | None = Field(None, description="The step of a multi-step task the call was made in.")
 
     def to_model_call(self, index: int) -> ModelCall:
         return ModelCall(index=index, model=self.model_routed, reported_model=self.model_answered,
                          tokens=self.tokens, cost=self.cost, cache_hit=self.cache_hit, started_at=self.started_at,
-                         latency_s=self.latency_s)
+                         latency_s=self.latency_s, step=self.step)
 
 
 class ExecutionMeter:
@@ -70,6 +71,9 @@ class ExecutionMeter:
         self.calls: list[GatewayCall] = []
         self.refusal: MatchmeterError | None = None
         self._lock = threading.Lock()
+        # Running totals of the answered calls (the same left fold `sum` made): admit and record are O(1), not
+        # O(calls so far), on the gateway's event loop.
+        self._tokens, self._cost = TokenUsage(), Cost(usd=0.0)
 
     # ------------------------------------------------------------------ totals
 
@@ -79,11 +83,16 @@ class ExecutionMeter:
 
     @property
     def tokens(self) -> TokenUsage:
-        return sum((call.tokens for call in self.answered), TokenUsage())
+        return self._tokens
 
     @property
     def cost(self) -> Cost:
-        return sum((call.cost for call in self.answered), Cost(usd=0.0))
+        return self._cost
+
+    def calls_of(self, step: str | None) -> list[GatewayCall]:
+        """The calls made in one step of a multi-step execution (every call when `step` is None)."""
+        with self._lock:
+            return [c for c in self.calls if step is None or c.step == step]
 
     def model_calls(self) -> list[ModelCall]:
         """The answered calls as trajectory ModelCalls (the source of truth for tokens and cost)."""
@@ -112,6 +121,8 @@ class ExecutionMeter:
         with self._lock:
             call = call.model_copy(update={"index": len(self.calls)})
             self.calls.append(call)
+            if call.status == 200:
+                self._tokens, self._cost = self._tokens + call.tokens, self._cost + call.cost
             if call.status != 200 or self.refusal is not None:
                 return call
             used, spent = self.tokens.total, self.cost.usd
@@ -133,3 +144,9 @@ class ExecutionMeter:
         with self._lock:
             lines = [json.dumps(call.model_dump(mode="json"), sort_keys=True) + "\n" for call in self.calls]
         atomic_write_text(path, "".join(lines))
+
+
+def call_meta(call: GatewayCall) -> dict[str, Any]:
+    """The metered view returned to the agent beside the usage (the bash agent reads it)."""
+    return {"call_index": call.index, "model_answered": call.model_answered, "cost_usd": call.cost.usd,
+            "cost_null_reason": call.cost.null_reason, "cache_hit": call.cache_hit, "latency_s": call.latency_s}

@@ -35,7 +35,13 @@ Dialects: the persona speaks the reply format of the agent that calls it, told a
   Codex's environment context and AGENTS.md instructions); turn n = assistant turns after it, where
   assistant messages with nothing between them are one turn (a text item and a function call item of
   one Responses reply arrive as two messages).
-The plan itself does not depend on the dialect: the same persona, task, seed and description act alike
+- aider: aider's editblock coder (its system prompt names *SEARCH/REPLACE block*s). aider answers one
+  message and runs the ```bash blocks of the reply, so turn 0 is the whole plan, one block per command
+  (each as one line that aider's /bin/sh runs as bash would: llm/sim_aider.py), noformat items as prose;
+  any later call (aider reflecting) is answered without a block. The description is the user message
+  before the first persona reply, without the rules aider appends.
+A multi-step task's step (its agent phase is given the step's instruction) is planned from that step's
+solve.sh (`reference_commands`). The plan itself does not depend on the dialect: the same persona, task, seed and description act alike
 (descriptions are compared in a normal form, `normal_description`: CLIs add a newline to the prompt).
 """
 
@@ -50,6 +56,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from matchmeter.llm.sim_aider import aider_description, aider_line, aider_turns, is_aider
 from matchmeter.llm.stub_replies import StubReply
 from matchmeter.llm.tokens import count_message_tokens
 from matchmeter.schema import TaskSpec, sha256_text
@@ -58,7 +65,7 @@ from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
 PERSONAS = ("expert", "explorer", "sloppy", "quitter")
 # Part of every sim cache key (see LMClient): bump it whenever persona behaviour changes, so cached
 # replies of an older behaviour are never served as the new one.
-SIM_BEHAVIOUR_VERSION = "4"
+SIM_BEHAVIOUR_VERSION = "5"  # 5: the aider dialect
 SKIP_BASE = {"expert": 0.0, "explorer": 0.25, "sloppy": 0.6, "quitter": 0.0}
 CARELESS_QUOTING_BASE = 0.5
 LOOK_TOOLS = frozenset({"cat", "head", "tail", "ls", "find", "wc", "grep", "jq", "zcat", "cut", "sort", "stat",
@@ -79,7 +86,7 @@ FILLER = (
 PROMPT_CACHE_MIN_TOKENS, PROMPT_CACHE_BLOCK = 1024, 128  # OpenAI-style prefix caching granularity
 # ---- dialects (see the module docstring): fence name and submit command per calling agent
 MINI_MARK = "mswea_bash_command"
-FENCES = {"bash": "bash", "mini": MINI_MARK}
+FENCES = {"bash": "bash", "mini": MINI_MARK, "aider": "bash"}
 SUBMIT_COMMANDS = {"bash": SUBMIT, "mini": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}
 # mini_textbased.yaml's instance template: "Please solve this issue: {{task}}\n\nYou can execute bash commands…"
 MINI_TASK_RE = re.compile(r"Please solve this issue: (.*)\n\nYou can execute bash commands and edit files", re.S)
@@ -183,6 +190,31 @@ def escape_for_double_quotes(command: str) -> str:
     return re.sub(r'([\\"$`])', r"\\\1", command)
 
 
+def reference_commands(task: TaskSpec, seed: int, description: str) -> list[str]:
+    """The commands a persona's plan follows: for the step of a multi-step task whose instruction is the
+    description (each step's agent phase is given its own), that step's steps/<name>/solution/solve.sh as
+    one command (its lines without the shebang, comments and blank lines; a script that reads files beside
+    it in solution/ does not run this way); else the task's reference path for the seed.
+
+    Raises:
+        LookupError: nothing to follow (a Harbor task without reference paths, a step without solve.sh).
+    """
+    wanted = normal_description(description)
+    for step in task.steps:
+        if normal_description(step.instruction) == wanted:
+            script = Path(task.path) / "steps" / step.name / "solution" / "solve.sh"
+            lines = [line for line in script.read_text().splitlines() if line.strip()
+                     and not line.lstrip().startswith("#")] if script.is_file() else []
+            if not lines:
+                raise LookupError(f"sim: step {step.name!r} of task {task.id!r} has no commands in "
+                                  f"steps/{step.name}/solution/solve.sh to act on")
+            return ["\n".join(lines)]
+    if not task.reference_paths:
+        raise LookupError(f"sim: task {task.id!r} has no reference path to act on (and the description is none "
+                          "of its steps' instructions)")
+    return list(task.reference_paths[seed % len(task.reference_paths)].commands)
+
+
 def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclosed: bool = False,
                explicitness_fn: Callable[[str], float] = explicitness) -> list[Action]:
     """The persona's whole plan for one (task, seed, description); deterministic. The description counts in
@@ -191,7 +223,7 @@ def build_plan(task: TaskSpec, seed: int, persona: str, description: str, disclo
     if persona not in PERSONAS:
         raise LookupError(f"unknown sim persona {persona!r}; choose one of {', '.join(PERSONAS)}")
     rng = _rng(persona, task.id, seed, sha256_text(description))
-    ref = list(task.reference_paths[seed % len(task.reference_paths)].commands)
+    ref = reference_commands(task, seed, description)
     if disclosed and persona in ("expert", "explorer"):
         ref = [escape_for_double_quotes(c) for c in ref]
     vagueness = 1.0 - explicitness_fn(description)
@@ -252,10 +284,12 @@ def shell_tool(tools: Any) -> ShellTool | None:
 
 
 def dialect_of(messages: Sequence[dict[str, Any]], tools: Any = None) -> str:
-    """"tools" when a shell tool is offered, "mini" when the system prompt asks for ```mswea_bash_command
-    blocks, else "bash"."""
+    """"tools" when a shell tool is offered, "aider" for aider's editblock coder, "mini" when the system
+    prompt asks for ```mswea_bash_command blocks, else "bash"."""
     if shell_tool(tools) is not None:
         return "tools"
+    if is_aider(messages):
+        return "aider"
     system = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     return "mini" if MINI_MARK in system else "bash"
 
@@ -282,7 +316,9 @@ def prompt_position(messages: Sequence[dict[str, Any]]) -> tuple[int, str]:
 
 def turns_taken(messages: Sequence[dict[str, Any]], dialect: str) -> int:
     """Model turns already answered: assistant messages (bash); user messages after the task (mini); runs
-    of consecutive assistant messages after the prompt (tools)."""
+    of consecutive assistant messages after the prompt (tools); the persona's own replies (aider)."""
+    if dialect == "aider":
+        return aider_turns(messages)
     if dialect == "mini":
         return max(sum(1 for m in messages if m.get("role") == "user") - 1, 0)
     if dialect == "tools":
@@ -298,6 +334,8 @@ def description_of(messages: Sequence[dict[str, Any]], dialect: str = "bash") ->
     the plan seed, never the agent's own prompt."""
     if dialect == "tools":
         return prompt_position(messages)[1]
+    if dialect == "aider":
+        return aider_description(messages)
     for m in messages:
         content = m.get("content") or ""
         if m.get("role") == "user" and isinstance(content, str):
@@ -334,12 +372,30 @@ def next_turn(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[s
     action = plan[turn] if turn < len(plan) else Action("submit", SUBMIT, "Nothing left to do; submitting.")
     plan_seed = f"{persona}|{task.id}|{seed}|{sha256_text(normal_description(description))}"
     tool = shell_tool(tools)
+    if dialect == "aider":
+        done = Action("submit", SUBMIT, "Nothing left to do; the commands above were the plan.")
+        return aider_reply(plan if turn == 0 else [done], persona, plan_seed)
     if tool is None:
         return SimTurn(*render(action, persona, plan_seed, turn, dialect), None)
     head, reasoning = render(action._replace(kind="noformat"), persona, plan_seed, turn)  # the THOUGHT alone
     if action.kind == "submit":
         return SimTurn(head, reasoning, None)
     return SimTurn(head, reasoning, [tool_call(action, tool, f"call_sim{sha256_text(plan_seed)[:8]}_{turn}")])
+
+
+def aider_reply(plan: Sequence[Action], persona: str, plan_seed: str) -> SimTurn:
+    """One aider reply carrying the plan's items in order: a ```bash block of one line per command, the
+    THOUGHT alone for a noformat item or the submit (which runs nothing: aider ends after this reply)."""
+    parts, reasoning = [], 0
+    for i, action in enumerate(plan):
+        if action.kind == "command":
+            action = action._replace(command=aider_line(action.command))
+        else:
+            action = action._replace(kind="noformat")
+        text, tokens = render(action, persona, plan_seed, i, "aider")
+        parts.append(text)
+        reasoning += tokens
+    return SimTurn("\n\n".join(parts), reasoning, None)
 
 
 def next_reply(task: TaskSpec, seed: int, persona: str, messages: Sequence[dict[str, Any]]) -> tuple[str, int]:

@@ -7,6 +7,7 @@ import pytest
 from matchmeter.llm.client import LMClient, RetryPolicy
 from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.stub_server import StubServer
+from matchmeter.schema import ModelEndpoint
 
 FAST_RETRY = RetryPolicy(attempts=3, wait_initial_s=0.01, wait_max_s=0.02)
 
@@ -52,8 +53,8 @@ def gateway(tmp_path):
 def upstream(tmp_path):
     """The gateway's upstream for a stub: its scripted model, tiny retry waits, a cache under tmp_path."""
 
-    def make(stub: StubServer, timeout_s: float = 5, **kw) -> Upstream:
-        return Upstream(model="stub/scripted", api_base=stub.api_base, retry_wait_s=0.01, timeout_s=timeout_s,
-                        cache_dir=tmp_path / "cache", **kw)
+    def make(stub: StubServer, timeout_s: float = 5, salt: str = "", **endpoint) -> Upstream:
+        return Upstream(model="stub/scripted", salt=salt, cache_dir=tmp_path / "cache", endpoint=ModelEndpoint(
+            api_base=stub.api_base, retry_wait_s=0.01, timeout_s=timeout_s, **endpoint))
 
     return make

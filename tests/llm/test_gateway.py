@@ -13,6 +13,7 @@ from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.gateway_client import GatewayClient
 from matchmeter.llm.meter import ExecutionBudget
 from matchmeter.llm.spend import SpendLedger
+from matchmeter.schema import ModelEndpoint
 
 MSGS = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "say hello world please"}]
 
@@ -191,7 +192,8 @@ def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path
 
 def test_unknown_price_is_null_with_a_reason_never_zero(gateway, make_stub, tmp_path):
     stub = make_stub(["priced nowhere"])
-    upstream = Upstream(model="openai/unpriced-model-x", api_base=stub.api_base, cache_dir=tmp_path / "cache")
+    upstream = Upstream(model="openai/unpriced-model-x", endpoint=ModelEndpoint(api_base=stub.api_base),
+                        cache_dir=tmp_path / "cache")
     session = gateway.open_session("exec-np", upstream, ExecutionBudget(usd=0.01))
     body = GatewayClient(gateway.url, session.token, "openai/unpriced-model-x").complete(MSGS)
     assert body.cost.usd is None
