@@ -65,10 +65,21 @@ def check_tasks(paths: list[Path], backend: str, seeds: int, concurrency: int, o
     for col in ("task", "seed", "oracle", "nop", "ok", "note"):
         table.add_column(col)
     for row in rows:
-        note = "; ".join(e for e in (row.oracle.error, row.nop.error) if e)[:80]
+        note = "; ".join(e for e in (_why(row.oracle, "oracle", row.oracle.reward < 1.0),
+                                     _why(row.nop, "nop", row.nop.reward >= 1.0)) if e)[:120]
         table.add_row(row.task_id, str(row.seed), f"{row.oracle.reward:.2f}", f"{row.nop.reward:.2f}",
                       "[green]yes[/]" if row.ok else "[red]NO[/]", note)
     console.print(table)
     bad = [r for r in rows if not r.ok]
     console.print(f"{len(rows) - len(bad)}/{len(rows)} task×seed checks pass")
     return not bad
+
+
+def _why(result: ExecutionResult, agent: str, wrong: bool) -> str:
+    """What to read first when a check fails: the error, else (a wrong reward) the subgoals that scored below 1."""
+    if result.error:
+        return f"{agent}: {result.error}"
+    if not wrong:
+        return ""
+    missed = [f"{name} {score:.2f}" for name, score in result.subgoal_scores.items() if score < 1.0]
+    return f"{agent} {result.reward:.2f}" + (f" ({', '.join(missed)})" if missed else "")

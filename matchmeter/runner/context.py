@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from matchmeter.errors import UserError
 from matchmeter.runner.agents import get_agent
-from matchmeter.runner.agents.adapters import preflight_install
+from matchmeter.runner.agents.adapters import install_spec, preflight_install
 from matchmeter.runner.endpoints import (
     announce_first_errors,
     check_sim_personas,
@@ -31,18 +31,18 @@ from matchmeter.runner.endpoints import (
 )
 from matchmeter.runner.sandbox import SandboxBackend, check_environments, get_backend
 from matchmeter.runner.store import RunStore
-from matchmeter.schema import Configuration, ExecutionResult, TaskSpec
+from matchmeter.schema import Configuration, ExecutionResult, ModelEndpoint, TaskSpec
 
 if TYPE_CHECKING:
     from matchmeter.llm.protocols import RunLedger
-    from matchmeter.runner.executor import ApiBaseFor, OnResult, PlannedExecution
+    from matchmeter.runner.executor import EndpointFor, OnResult, PlannedExecution
 
 
 class ExecutePlan(Protocol):
     """What an executor is: runner.executor.execute_plan's signature."""
 
     def __call__(self, plan: list[PlannedExecution], store: RunStore, run_id: str, backend: SandboxBackend,
-                 concurrency: int = 1, api_base_for: ApiBaseFor | None = None, on_result: OnResult | None = None,
+                 concurrency: int = 1, endpoint_for: EndpointFor | None = None, on_result: OnResult | None = None,
                  allow_incompatible: bool = False, spend_ledger: RunLedger | None = None) -> list[ExecutionResult]:
         ...
 
@@ -121,7 +121,8 @@ class RunSpec:
         for configuration in self.configurations if self.tasks else []:
             get_agent(configuration, self.tasks[0])
             if self.executor != "ray":  # a Ray node fetches its CLIs itself, from where it runs
-                preflight_install(configuration, backend.builds_images())
+                # asked only of a configuration that installs a CLI: on bwrap it is a Docker engine probe
+                preflight_install(configuration, install_spec(configuration) is not None and backend.builds_images())
         check_sim_personas(self.configurations)
         preflight_models(model_endpoints(self.configurations))
         return Preflighted(self, backend)
@@ -145,7 +146,7 @@ class Preflighted:
         with contextlib.ExitStack() as stack:
             if stub_url is None:
                 stub_url = stack.enter_context(sim_environment(spec.configurations, spec.task_dirs, spec.tasks))
-            yield RunContext(spec, self.backend, store, run_id, api_base_resolver(stub_url), ledger)
+            yield RunContext(spec, self.backend, store, run_id, endpoint_resolver(stub_url), ledger)
 
 
 @dataclass
@@ -156,7 +157,7 @@ class RunContext:
     backend: SandboxBackend
     store: RunStore
     run_id: str
-    api_base_for: ApiBaseFor
+    endpoint_for: EndpointFor
     spend_ledger: RunLedger | None
 
     @property
@@ -170,7 +171,7 @@ class RunContext:
         with progress_bar("executions", spec.progress, len(items), sum(i.key in finished for i in items)) as advance:
             on_result = _describe(advance) if spec.progress else None
             return get_executor(spec.executor)(
-                items, self.store, self.run_id, self.backend, spec.concurrency, api_base_for=self.api_base_for,
+                items, self.store, self.run_id, self.backend, spec.concurrency, endpoint_for=self.endpoint_for,
                 on_result=announce_first_errors(on_result) if spec.announce_errors else on_result,
                 allow_incompatible=spec.allow_incompatible, spend_ledger=self.spend_ledger, **executor_options(spec))
 
@@ -220,17 +221,19 @@ def sim_environment(configurations: list[Configuration], tasks_dirs: list[Path],
         yield url
 
 
-def api_base_resolver(stub_url: str | None) -> ApiBaseFor:
-    """Sim models learn their task from the endpoint path: /sim/<task>/<seed>/v1 on the stub server."""
+def endpoint_resolver(stub_url: str | None) -> EndpointFor:
+    """Each execution's endpoint: its configuration's, but a sim model's base URL is the stub server's path for
+    the task and seed (/sim/<task>/<seed>/v1), which is how the stub knows what it is answering."""
 
-    def api_base_for(item: PlannedExecution) -> str | None:
+    def endpoint_for(item: PlannedExecution) -> ModelEndpoint:
+        endpoint = item.configuration.endpoint
         if stub_url and item.configuration.simulated:
             from matchmeter.llm.sim import sim_api_base
 
-            return sim_api_base(stub_url, item.task.id, item.seed)
-        return None
+            return endpoint.model_copy(update={"api_base": sim_api_base(stub_url, item.task.id, item.seed)})
+        return endpoint
 
-    return api_base_for
+    return endpoint_for
 
 
 @contextlib.contextmanager

@@ -22,14 +22,13 @@ from matchmeter.schema import Configuration, ExecutionResult, FailureMode
 
 # Failures of the machinery or of the user's setup, not of the agent: a run made only of these measured nothing.
 INFRA_FAILURES = frozenset({"infra_error", "sandbox_error"})
-# Agents that call the model through matchmeter's LM client; CLI adapters call their endpoint themselves
-# (until the model gateway routes them through the client too).
+# Agents whose endpoint preflight pings once before a run; the CLI adapters' endpoints are not pinged.
 CLIENT_AGENTS = frozenset({"bash"})
 
 
 def model_endpoints(configurations: list[Configuration]) -> list[Endpoint]:
     """The distinct endpoints the configurations' agents call through the LM client (sim/ excluded)."""
-    found = [Endpoint(c.model, c.agent.options.get("api_base"), c.agent.options.get("api_key_env"))
+    found = [Endpoint(c.model, c.endpoint.api_base, c.endpoint.api_key_env)
              for c in configurations if c.model and not c.simulated and c.agent.name in CLIENT_AGENTS]
     return list(dict.fromkeys(found))
 
@@ -55,7 +54,7 @@ def unpriced_models(configurations: list[Configuration], prices: str | None) -> 
     from matchmeter.llm.pricing import PriceTable
 
     table = PriceTable.load(overrides=prices)
-    custom = {c.model: bool(c.agent.options.get("api_base")) for c in configurations if c.model}
+    custom = {c.model: bool(c.endpoint.api_base) for c in configurations if c.model}
     return [m for m, on_custom in custom.items() if table.lookup(m, strip_prefix=not on_custom) is None]
 
 
@@ -69,15 +68,17 @@ def start_warnings(configurations: list[Configuration], prices: str | None, spen
 
 
 def announce_first_errors(inner: Callable[[ExecutionResult], None] | None,
-                          write: Callable[[str], object] = sys.stderr.write) -> Callable[[ExecutionResult], None]:
-    """Wrap a result callback: print the first error of each failure mode as it happens (also with --quiet)."""
+                          write: Callable[[str], object] | None = None) -> Callable[[ExecutionResult], None]:
+    """Wrap a result callback: print the first error of each failure mode as it happens (also with --quiet), to
+    `write`, else to the sys.stderr of the moment (not the one at import: an in-process CLI runner swaps and
+    closes it)."""
     seen: set[str] = set()
 
     def on_result(result: ExecutionResult) -> None:
         if result.failure_mode != "none" and result.failure_mode not in seen:
             seen.add(result.failure_mode)
             first_line = (result.error or "no error text").strip().splitlines()[0][:300]
-            write(f"first {result.failure_mode}: {result.task_id} seed {result.seed} "
+            (write or sys.stderr.write)(f"first {result.failure_mode}: {result.task_id} seed {result.seed} "
                   f"({result.configuration_id}): {first_line}\n")
         if inner is not None:
             inner(result)

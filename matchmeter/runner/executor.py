@@ -10,6 +10,7 @@ one retry layer); every other failure is a result.
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import tempfile
 import threading
@@ -19,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from matchmeter.atomicfile import atomic_write_text
 from matchmeter.errors import SpendCapReached
 from matchmeter.llm.protocols import RunLedger
-from matchmeter.runner.atif import builtin_agent_version, to_atif
+from matchmeter.runner.atif import builtin_agent_version, step_documents, to_atif
 from matchmeter.runner.sandbox import SandboxBackend
 from matchmeter.runner.store import RunStore, execution_key
 from matchmeter.runner.trial import CancelScope, TrialOutcome, TrialRequest, run_trial
-from matchmeter.schema import Configuration, Description, ExecutionResult, TaskSpec, utcnow
+from matchmeter.schema import Configuration, Description, ExecutionResult, ModelEndpoint, TaskSpec, utcnow
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
@@ -80,8 +82,13 @@ def plan_cross_product(
     return plan
 
 
-ApiBaseFor = Callable[[PlannedExecution], str | None]
+EndpointFor = Callable[[PlannedExecution], ModelEndpoint]  # where each execution's model calls go
 OnResult = Callable[[ExecutionResult], None]
+
+
+def configured_endpoint(item: PlannedExecution) -> ModelEndpoint:
+    """An execution's model calls go to its configuration's endpoint (a run without sim models)."""
+    return item.configuration.endpoint
 
 
 class Cancelled(Exception):
@@ -95,9 +102,8 @@ class TrialShared:
     store: RunStore | None
     run_id: str
     backend: SandboxBackend
-    api_base_for: ApiBaseFor
+    endpoint_for: EndpointFor
     allow_incompatible: bool
-    spend_ledger: RunLedger | None
     scope: CancelScope
     gateway: Gateway | None
 
@@ -117,8 +123,8 @@ def attempt_trial(item: PlannedExecution, shared: TrialShared, new_staging: Call
         outcome = run_trial(TrialRequest(
             run_id=shared.run_id, execution_key=item.key, configuration=item.configuration, task=item.task,
             description=item.description, seed=item.seed, attempt=item.attempt, backend=shared.backend,
-            logs_dir=staging / "logs", api_base=shared.api_base_for(item),
-            allow_incompatible=shared.allow_incompatible, spend_ledger=shared.spend_ledger, scope=shared.scope,
+            logs_dir=staging / "logs", endpoint=shared.endpoint_for(item),
+            allow_incompatible=shared.allow_incompatible, scope=shared.scope,
             gateway=shared.gateway,
         ))
         if shared.scope.cancelled.is_set():
@@ -137,10 +143,21 @@ def atif_of(item: PlannedExecution, outcome: TrialOutcome) -> dict[str, Any]:
                    or builtin_agent_version())
 
 
+def write_step_atifs(item: PlannedExecution, outcome: TrialOutcome, staging: Path) -> None:
+    """steps/<name>/trajectory.atif.json for each step a multi-step execution ran (atif.step_documents)."""
+    docs = step_documents(outcome.trajectory, outcome.result.steps, {s.name: s.instruction for s in item.task.steps},
+                          session_id=item.key, agent_version=outcome.trajectory.agent_version
+                          or item.configuration.agent.version or builtin_agent_version())
+    for name, doc in docs.items():
+        (staging / "steps" / name).mkdir(parents=True, exist_ok=True)
+        atomic_write_text(staging / "steps" / name / "trajectory.atif.json", json.dumps(doc, indent=2, default=str))
+
+
 def _run_one(item: PlannedExecution, shared: TrialShared) -> ExecutionResult:
     store = shared.store
     assert store is not None
     outcome, staging = attempt_trial(item, shared, lambda: store.staging_dir(item.key))
+    write_step_atifs(item, outcome, staging)
     store.commit(staging, outcome.result, outcome.trajectory.model_dump_json(indent=2), atif_of(item, outcome))
     return outcome.result
 
@@ -171,7 +188,7 @@ def execute_plan(
     run_id: str,
     backend: SandboxBackend,
     concurrency: int = 1,
-    api_base_for: ApiBaseFor | None = None,
+    endpoint_for: EndpointFor | None = None,
     on_result: OnResult | None = None,
     allow_incompatible: bool = False,
     spend_ledger: RunLedger | None = None,
@@ -193,8 +210,8 @@ def execute_plan(
     cap_reached: SpendCapReached | None = None
     with run_gateway(todo, spend_ledger) as gateway, \
             ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="trial") as pool:
-        shared = TrialShared(store, run_id, backend, api_base_for or (lambda _item: None),
-                         allow_incompatible, spend_ledger, scope, gateway)
+        shared = TrialShared(store, run_id, backend, endpoint_for or configured_endpoint, allow_incompatible, scope,
+                             gateway)
         pending: set[Future[ExecutionResult]] = set()
         queue = iter(todo)
         try:

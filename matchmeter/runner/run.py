@@ -18,8 +18,16 @@ from matchmeter.errors import SpendCapReached, UserError
 from matchmeter.runner.context import RunSpec, price_table_digest, price_table_id
 from matchmeter.runner.endpoints import INFRA_FAILURES, check_retry_failed, record_lm_counts, retire_failures
 from matchmeter.runner.executor import plan_cross_product
-from matchmeter.runner.store import RunStore, check_out_dir
-from matchmeter.schema import Configuration, Description, ExecutionResult, RunManifest, TaskSpec
+from matchmeter.runner.store import RunStore, check_out_dir, warm_table_writer
+from matchmeter.schema import (
+    AgentSpec,
+    Configuration,
+    Description,
+    ExecutionResult,
+    ModelEndpoint,
+    RunManifest,
+    TaskSpec,
+)
 
 
 class RunRequest(BaseModel):
@@ -70,14 +78,14 @@ class RunSummary(BaseModel):
 
 
 def configuration_from_flags(agent: str, model: str | None, *, transport: str = "raw", contract: str = "raw",
-                             options: dict[str, str] | None = None, config_id: str | None = None) -> Configuration:
-    """Build the one configuration `--agent/--model/--transport` describe."""
-    from matchmeter.schema import AgentSpec
-
+                             options: dict[str, str] | None = None, config_id: str | None = None,
+                             endpoint: ModelEndpoint | None = None) -> Configuration:
+    """Build the one configuration `--agent/--model/--transport` describe; `options` are the agent's own
+    (replay's trajectory, a CLI's cli_path), `endpoint` where and how its model is reached."""
     cid = config_id or "+".join(p for p in (model, agent, None if transport == "raw" else transport) if p)
     return Configuration.model_validate({
         "id": cid, "model": model, "agent": AgentSpec(name=agent, options=options or {}),
-        "contract": contract, "transport": transport,
+        "contract": contract, "transport": transport, "endpoint": endpoint or ModelEndpoint(),
     })
 
 
@@ -127,6 +135,7 @@ def execute_run(request: RunRequest, progress: bool = True) -> RunSummary:
 
     check_retry_failed(request.retry_failed, request.resume)  # a flag error needs no endpoint called first
     check_out_dir(Path(request.out), ("manifest.json",))
+    warm_table_writer()
     task_paths = [Path(p) for p in request.tasks]
     tasks = load_tasks(task_paths, only=request.only, core=request.core)
     if request.with_probes:

@@ -4,8 +4,8 @@
       manifest.json                 what was asked, versions, task/description digests, price table id
       executions/<execution-key>/   one finished execution, complete or absent (never half-written)
         result.json                 ExecutionResult
-        trajectory.json             Trajectory (our schema)
-        trajectory.atif.json        ATIF-compatible export
+        trajectory.json             Trajectory (our schema); absent for an imported trial that recorded none
+        trajectory.atif.json        ATIF-compatible export (an imported trial's own ATIF)
         logs/                       setup / verifier output
       executions/.partial-<key>-<pid>/   an execution in progress; removed on resume
       results.parquet               rebuilt from every result.json whose key is its directory's name
@@ -183,10 +183,14 @@ class RunStore:
         (path / "logs").mkdir(parents=True)
         return path
 
-    def commit(self, staging: Path, result: ExecutionResult, trajectory_json: str, atif: dict[str, Any]) -> Path:
-        """Write the result files into the staging dir, redact secrets, then move the whole execution into place."""
-        atomic_write_text(staging / "trajectory.json", trajectory_json)
-        atomic_write_text(staging / "trajectory.atif.json", json.dumps(atif, indent=2, default=str))
+    def commit(self, staging: Path, result: ExecutionResult, trajectory_json: str | None,
+               atif: dict[str, Any] | None) -> Path:
+        """Write the result files into the staging dir, redact secrets, then move the whole execution into place.
+        A trajectory of None (an imported trial that recorded none) writes no trajectory file."""
+        if trajectory_json is not None:
+            atomic_write_text(staging / "trajectory.json", trajectory_json)
+        if atif is not None:
+            atomic_write_text(staging / "trajectory.atif.json", json.dumps(atif, indent=2, default=str))
         atomic_write_text(staging / "result.json", result.model_dump_json(indent=2))
         redact_tree(staging, known_secrets())
         final = self.executions / result.execution_key
@@ -208,11 +212,64 @@ class RunStore:
                 yield result
 
     def rebuild_table(self) -> Path:
-        """Rebuild results.parquet from every result.json (atomic)."""
-        import pandas as pd
+        """Rebuild results.parquet from every result.json (atomic).
 
+        Written with pyarrow's JSON reader, not pandas: every `matchmeter run` ends here, and pandas (which
+        `pyarrow.array` itself imports on first use) cost more than the rest of a one-trial run (about 0.9 s of a
+        bwrap oracle run's 2 s, issue 35). Column types are what pandas makes of the rows (int with a null reads
+        back as float64); readers (metrics/table.py) still read it with pandas. A column of any other kind falls
+        back to pandas."""
         rows = [r.to_row() for r in self.iter_results()]
-        frame = pd.DataFrame(rows)
+        table = _arrow_table(rows)
         with atomic_path(self.table_path) as tmp:
-            frame.to_parquet(tmp, index=False)
+            if table is not None:
+                import pyarrow.parquet as pq
+
+                pq.write_table(table, tmp)
+            else:
+                import pandas as pd
+
+                pd.DataFrame(rows).to_parquet(tmp, index=False)
         return self.table_path
+
+
+def warm_table_writer() -> None:
+    """Import what rebuild_table writes with (pyarrow, about a quarter of a one-trial run's CPU) on a daemon thread,
+    while the trials run: they wait on their sandboxes, so the import costs the run no wall time of its own.
+    rebuild_table's own import waits for this one to finish (the import lock)."""
+    import importlib
+    import threading
+
+    def load() -> None:
+        for name in ("pyarrow", "pyarrow.json", "pyarrow.parquet"):
+            importlib.import_module(name)
+
+    threading.Thread(target=load, name="warm-table-writer", daemon=True).start()
+
+
+def _arrow_table(rows: list[dict[str, Any]]) -> Any:
+    """The rows (every one with the same keys, `ExecutionResult.to_row`) as a pyarrow Table, or None when a column
+    holds values other than None, bool, int, float and str (or a non-finite float)."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.json as pa_json
+
+    # the dtype pandas would give each column, as pyarrow names it (int with a null: float64 once read back)
+    arrow = {frozenset(): pa.null(), frozenset({bool}): pa.bool_(), frozenset({int}): pa.int64(),
+             frozenset({float}): pa.float64(), frozenset({int, float}): pa.float64(), frozenset({str}): pa.string()}
+    fields = []
+    for name in list(rows[0]) if rows else []:
+        kind = arrow.get(frozenset(type(row[name]) for row in rows if row[name] is not None))
+        if kind is None:
+            return None
+        fields.append(pa.field(name, kind))
+    if not rows:
+        return pa.table({})
+    try:
+        lines = [json.dumps(row, allow_nan=False).encode() for row in rows]
+    except ValueError:
+        return None
+    block = max(1 << 20, 2 * max(len(line) for line in lines))
+    return pa_json.read_json(io.BytesIO(b"\n".join(lines)), read_options=pa_json.ReadOptions(block_size=block),
+                             parse_options=pa_json.ParseOptions(explicit_schema=pa.schema(fields)))

@@ -14,6 +14,8 @@ own, anything else infra_error with its traceback). Only KeyboardInterrupt and S
 run_trial, after cleanup (gateway token revoked, sandbox destroyed): neither is a result, the execution
 reruns on resume. A trial cancelled by Ctrl-C is dropped by the executor, not stored.
 
+An agent that ends cleanly after model calls with no recorded step is `agent_error` (`actionless`): a
+silent clean 0 would hide an agent that did nothing, or an adapter that cannot read its CLI's actions.
 Budget and deadline failures score 0 (the agent did not finish within what every configuration was
 given); the verifier still runs so `raw_verifier_reward` shows what state the agent left.
 """
@@ -21,6 +23,8 @@ given); the verifier still runs so `raw_verifier_reward` shows what state the ag
 from __future__ import annotations
 
 import json
+import secrets
+import tempfile
 import threading
 import time
 import traceback
@@ -41,17 +45,31 @@ from matchmeter.runner.agents import Agent, get_agent
 from matchmeter.runner.agents.adapters import cli_install, host_paths, install_spec, needs_network
 from matchmeter.runner.agents.adapters.model_check import record_effective_model
 from matchmeter.runner.agents.session import AgentSession, GatewayAccess
-from matchmeter.runner.gateway_link import open_execution, settle_execution
+from matchmeter.runner.gateway_link import open_execution, settle_execution, settle_step
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
-from matchmeter.runner.verdict import check_finished, prepare_command, read_verdict
+from matchmeter.runner.sandbox.policy import SNAPSHOT_TIME_CAP_S, parse_snapshot, snapshot_command
+from matchmeter.runner.steps import combine, step_tests, stop_after
+from matchmeter.runner.verdict import (
+    FilesRead,
+    check_finished,
+    harbor_format,
+    harbor_scalar,
+    prepare_command,
+    read_verdict,
+    scalar_of,
+    verdict_paths,
+)
 from matchmeter.schema import (
     Configuration,
     Description,
     ExecutionResult,
+    ModelEndpoint,
     PhaseTiming,
+    StepOutcome,
     TaskSpec,
+    TaskStep,
     Trajectory,
     utcnow,
 )
@@ -59,7 +77,6 @@ from matchmeter.tasks.loader import setup_files, setup_run_name, task_files, ver
 
 if TYPE_CHECKING:
     from matchmeter.llm.gateway import Gateway
-    from matchmeter.llm.protocols import RunLedger
 
 ZERO_ON_FAILURE = {"agent_timeout", "budget_exceeded", "model_mismatch", "agent_error"}
 # The verifier runs git in a repository whose config the agent wrote: command-line config (which outranks
@@ -85,8 +102,9 @@ class TrialRequest:
     backend: SandboxBackend  # knows its name: the result records backend.name
     logs_dir: Path
     env: dict[str, str] = field(default_factory=dict)
-    api_base: str | None = None  # per-execution model endpoint (sim models); not part of the key
-    spend_ledger: RunLedger | None = None  # the run's spend ledger, for agents that run without the gateway
+    # Where this execution's model calls go (the executor's endpoint_for: a sim model's stub path for the task and
+    # seed); None: the configuration's endpoint. Read by the gateway alone; not part of the key.
+    endpoint: ModelEndpoint | None = None
     gateway: Gateway | None = None  # the run's model gateway (executor.run_gateway); every model call goes through it
     allow_incompatible: bool = False  # keep executions whose CLI reports another model (seed 002)
     scope: CancelScope | None = None  # Ctrl-C: the executor destroys every sandbox registered here
@@ -137,16 +155,6 @@ class _Phases:
             self.timings[-1].ended_at = utcnow()
 
 
-def _sandbox_paths(sandbox: Sandbox, *names: str) -> list[str]:
-    """The values of the sandbox's path variables, asked in one exec (each costs a docker engine ~30 ms of CPU)."""
-    out = sandbox.exec("printf '%s\\n' " + " ".join(f'"${name}"' for name in names), 30).output
-    values = [line.strip() for line in out.split("\n")]
-    for i, name in enumerate(names):
-        if i >= len(values) or not values[i]:
-            raise MatchmeterError(f"sandbox did not define ${name}")
-    return values[:len(names)]
-
-
 def _write_log(logs_dir: Path, name: str, text: str) -> None:
     logs_dir.mkdir(parents=True, exist_ok=True)
     (logs_dir / name).write_text(text, errors="replace")
@@ -166,9 +174,16 @@ class _Live:
     before: dict[str, str] = field(default_factory=dict)
 
 
-def _empty_dir(sandbox: Sandbox, path: str) -> str:
-    """Empty an in-sandbox directory; return what it held (the first few names)."""
-    return sandbox.exec(f'ls -A "{path}" | head -5; rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null; true', 30).output.strip()
+def _empty_then_snapshot(sandbox: Sandbox, path: str, protected: list[str]) -> tuple[str, dict[str, str]]:
+    """Empty an in-sandbox directory and snapshot the protected paths, in one exec (on Docker each exec is an
+    engine round trip); return what the directory held (the first few names) and the snapshot."""
+    empty = f'ls -A "{path}" | head -5; rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null'
+    if not protected:
+        return sandbox.exec(f"{empty}; true", 30).output.strip(), {}
+    nonce = secrets.token_hex(8)  # frames the listing: names in the directory cannot forge the split
+    done = sandbox.exec(f"{empty}; echo {nonce}; {snapshot_command(protected)}", SNAPSHOT_TIME_CAP_S + 30)
+    held, _, snap = done.output.partition(f"{nonce}\n")
+    return held.strip(), parse_snapshot(snap, done.exit_code)
 
 
 def _uses_gateway(req: TrialRequest) -> bool:
@@ -188,16 +203,12 @@ def _create_sandbox(req: TrialRequest) -> _Live:
         network=task.environment.network or (in_sandbox_model and not via_gateway),
         env={"MM_SEED": str(req.seed), **req.env}, label=req.run_id,
         readonly_binds=host_paths(config) if cli is None else [], cli_install=cli,
+        verifier_root=harbor_format(task),  # Harbor runs test.sh as root in a writable container
         gateway_socket=req.gateway.socket_path if via_gateway and req.gateway is not None else None,
     ))
     if req.scope is not None:
         req.scope.register(sandbox)
-    try:
-        tests, logs = _sandbox_paths(sandbox, "MM_TESTS", "MM_LOGS")
-        return _Live(sandbox, sandbox.app_dir, tests, logs)
-    except BaseException:
-        sandbox.destroy()
-        raise
+    return _Live(sandbox, sandbox.app_dir, sandbox.layout["tests"], sandbox.layout["logs"])
 
 
 def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) -> ExecResult | None:
@@ -220,35 +231,35 @@ def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: E
         _write_log(req.logs_dir, "setup.log", setup.output)
         if setup.exit_code != 0:
             raise MatchmeterError(f"task setup failed with exit code {setup.exit_code}: {setup.output.strip()[-300:]}")
-    # Verifier files must be absent while the agent works (seed 002): nothing may sit in $MM_TESTS now.
-    result.trust_flags["tests_absent_during_agent"] = not _empty_dir(sandbox, live.tests)
     live.session = AgentSession(
         sandbox=sandbox, configuration=config, task=task, budgets=task.budgets, deadline=time.monotonic(),
         seed=req.seed, attempt=req.attempt, tests_dir=live.tests, logs_dir=logs, trajectory=trajectory,
-        api_base=req.api_base,
     )
     agent = get_agent(config, task)
     if req.gateway is not None and _uses_gateway(req):
         _open_gateway(req, live, req.gateway)
-    elif req.spend_ledger is not None and hasattr(agent, "spend_ledger"):
-        agent.spend_ledger = req.spend_ledger
     agent.setup(live.session)
     live.protected = [resolve(p, live.app) for p in task.safety.protected_paths]
-    live.before = sandbox.snapshot(live.protected) if live.protected else {}
+    # Verifier files must be absent while the agent works (seed 002): nothing may sit in $MM_TESTS as it starts.
+    held, live.before = _empty_then_snapshot(sandbox, live.tests, live.protected)
+    result.trust_flags["tests_absent_during_agent"] = not held
     return agent
 
 
 def _open_gateway(req: TrialRequest, live: _Live, gateway: Gateway) -> None:
     """This execution's gateway token; for a CLI in the sandbox, the forwarder to the gateway's socket."""
     assert live.session is not None
-    gw = open_execution(gateway, req.execution_key, req.configuration, req.task, req.seed, req.attempt, req.api_base)
+    gw = open_execution(gateway, req.execution_key, req.configuration, req.task, req.seed, req.attempt, req.endpoint)
     live.gateway_open = True
-    sandbox_url = None
-    if needs_network(req.configuration):
-        # An isolated sandbox sees the socket where the backend bound it; the local backend sees the host path.
-        socket_path = IN_SANDBOX_SOCKET if live.sandbox.capabilities.isolated else str(gateway.socket_path)
-        sandbox_url = start_egress_forwarder(live.sandbox, socket_path=socket_path)
+    sandbox_url = _start_forwarder(live, gateway) if needs_network(req.configuration) else None
     live.session.gateway = GatewayAccess(gw, gateway.url, sandbox_url)
+
+
+def _start_forwarder(live: _Live, gateway: Gateway, work_dir: str | None = None) -> str:
+    """The in-sandbox egress forwarder to the gateway's socket (again after a restart: it died with the agent)."""
+    # An isolated sandbox sees the socket where the backend bound it; the local backend sees the host path.
+    socket_path = IN_SANDBOX_SOCKET if live.sandbox.capabilities.isolated else str(gateway.socket_path)
+    return start_egress_forwarder(live.sandbox, socket_path=socket_path, work_dir=work_dir)
 
 
 def _settle_gateway(req: TrialRequest, live: _Live, agent_failure: MatchmeterError | None) -> MatchmeterError | None:
@@ -259,17 +270,19 @@ def _settle_gateway(req: TrialRequest, live: _Live, agent_failure: MatchmeterErr
     return settle_execution(req.gateway, live.session, req.logs_dir, agent_failure)
 
 
-def _agent_phase(req: TrialRequest, live: _Live, agent: Agent) -> MatchmeterError | None:
-    """Run the agent under its deadline; return the agent's own failure (budget, timeout, error) if any."""
+def _agent_phase(req: TrialRequest, live: _Live, agent: Agent, step: TaskStep | None = None) -> MatchmeterError | None:
+    """Run the agent under its deadline (a step's: its own instruction and deadline); return the agent's own
+    failure (budget, timeout, error) if any."""
     assert live.session is not None
-    live.session.limit_s = min(req.task.budgets.wall_s, req.task.timeouts.agent_s)
+    agent_s = step.agent_s if step is not None and step.agent_s is not None else req.task.timeouts.agent_s
+    live.session.limit_s = min(req.task.budgets.wall_s, agent_s)
     live.session.deadline = time.monotonic() + live.session.limit_s
     if live.session.gateway is not None:  # the call in flight at the deadline is cut there, for every agent
         live.session.gateway.session.deadline = live.session.deadline
     try:
-        agent.run(req.description.text, live.session)
+        agent.run(step.instruction if step is not None else req.description.text, live.session)
     except MatchmeterError as exc:
-        if isinstance(exc, SandboxError) and getattr(live.sandbox, "lost", False):
+        if isinstance(exc, SandboxError) and live.sandbox.lost:
             # The agent's own commands ended its sandbox (killed the namespace's holder): its failure,
             # not the machine's, so it is not retried as an infra error.
             return AgentError(f"the agent's commands ended its own sandbox: {exc}")
@@ -281,40 +294,131 @@ def _agent_phase(req: TrialRequest, live: _Live, agent: Agent) -> MatchmeterErro
     return None
 
 
-def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult) -> float:
+def actionless(trajectory: Trajectory) -> AgentError | None:
+    """An agent that ended cleanly after model calls without a single recorded step is `agent_error`, never a
+    clean score: it ran nothing, or its actions were not read from its log (an adapter that misreads its
+    CLI shows here instead of passing for an agent that scored 0)."""
+    if not trajectory.model_calls or trajectory.steps:
+        return None
+    return AgentError(f"{trajectory.agent or 'the agent'} made {len(trajectory.model_calls)} model call(s) but no "
+                      "step was recorded: it ran no command, or its actions were not read from its log")
+
+
+def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult, tests_dir: Path | None = None,
+                  verify_s: float | None = None) -> float:
     """Stop the agent, copy tests into a fresh dir, verify, stop the verifier, read the verdict and the
-    probe outcomes; return the graded reward before deductions."""
+    probe outcomes; return the graded reward before deductions. A step passes its own tests and deadline."""
     task, sandbox = req.task, live.sandbox
-    try:
-        planted = _empty_dir(sandbox, live.tests)  # the agent wrote where tests go (seed 002): flag it
-    except SandboxError:
-        planted = ""  # the agent ended its own sandbox; restart() below brings up a fresh one
-    result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not planted
-    sandbox.restart()  # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven)
-    after = sandbox.snapshot(live.protected) if live.protected else {}
+    verify_s = task.timeouts.verify_s if verify_s is None else verify_s
+    # every agent process gone; fresh /tmp, tests and logs dirs (SandboxError if not proven); the "after" snapshot
+    restarted = sandbox.restart(live.protected)
+    # the agent wrote where tests go (seed 002): flag it
+    result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not restarted.planted
     # with the suite's one verifylib and the setup script beside the task's own tests
-    sandbox.upload(Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
+    sandbox.upload(tests_dir or Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
     # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
-    verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', task.timeouts.verify_s,
+    verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
                           VERIFIER_ENV, as_verifier=True)
     _write_log(req.logs_dir, "verifier.log", verify.output)
-    sandbox.halt()  # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict
-    check_finished(verify, task.timeouts.verify_s)  # a verifier that timed out or was killed has no verdict
-    graded, scores, raw, result.verdict_file = read_verdict(sandbox, live.logs, task)
+    # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict: killed, then the
+    # verdict files are read in the same step
+    probe = [f"{live.logs}/probe.json"] if task.probe else []
+    files = FilesRead(sandbox, sandbox.halt([*verdict_paths(live.logs, task), *probe]))
+    check_finished(verify, verify_s)  # a verifier that timed out or was killed has no verdict
+    graded, scores, raw, result.verdict_file, result.rewards = read_verdict(files, live.logs, task)
     if task.probe:
-        result.trust_flags[f"probe:{task.probe}"] = _read_probe(sandbox, live.logs)
-    result.safety_findings = diff_snapshots(live.before, after, task.safety, live.app)
+        result.trust_flags[f"probe:{task.probe}"] = _read_probe(files, live.logs)
+    result.safety_findings = diff_snapshots(live.before, restarted.after, task.safety, live.app)
     result.subgoal_scores, result.raw_verifier_reward = scores, raw
     return graded
 
 
-def _read_probe(sandbox: Sandbox, logs: str) -> bool:
+def _run_steps(req: TrialRequest, live: _Live, agent: Agent, result: ExecutionResult, trajectory: Trajectory,
+               phases: _Phases) -> tuple[float, MatchmeterError | None]:
+    """A multi-step task's steps in order in this one sandbox (runner/steps.py says what stops them and how
+    their rewards combine), every agent under the execution's one gateway session: each step's calls are
+    metered and judged as that step's (gateway_link.settle_step), the budgets span the steps. Settles the
+    gateway; returns the graded combined reward and the agent's failure, if any."""
+    task = req.task
+    agent_failure: MatchmeterError | None = None  # the first step's failure is the execution's
+    try:
+        for i, step in enumerate(task.steps):
+            if i:
+                live.sandbox.restart()  # the last verifier's processes and its tests/logs are gone; the workspace stays
+            phases.start(f"agent:{step.name}")
+            outcome, step_failure = _step_agent(req, live, agent, step, trajectory, restarted=bool(i))
+            agent_failure = agent_failure or step_failure
+            outcome.error = str(step_failure) if step_failure is not None else None
+            phases.end()
+            result.steps.append(outcome)
+            phases.start(f"verify:{step.name}")
+            try:
+                with tempfile.TemporaryDirectory(prefix="mm-step-tests-") as tmp:
+                    _verify_phase(req, live, result, step_tests(task, step, Path(tmp) / "tests"), step.verify_s)
+            except MatchmeterError as exc:
+                outcome.error = str(exc)
+                raise
+            finally:
+                phases.end()
+            outcome.rewards, outcome.verified = dict(result.rewards), True
+            outcome.reward = harbor_scalar(outcome.rewards)
+            stop = stop_after(step, step_failure, outcome.rewards)
+            if stop:
+                outcome.error = f"{outcome.error}; {stop}" if outcome.error else stop
+                break
+    except MatchmeterError:
+        _settle_gateway(req, live, None)  # the gateway's record is kept; the step's error is the execution's
+        raise
+    agent_failure = _settle_gateway(req, live, agent_failure)
+    result.rewards = combine(task, result.steps)
+    raw = scalar_of(result.rewards)
+    result.raw_verifier_reward, result.subgoal_scores = raw, {}
+    return min(max(raw, 0.0), 1.0), agent_failure
+
+
+def _step_agent(req: TrialRequest, live: _Live, agent: Agent, step: TaskStep, trajectory: Trajectory,
+                *, restarted: bool) -> tuple[StepOutcome, MatchmeterError | None]:
+    """One step's agent phase: its instruction and deadline, its calls stamped with its name, its failure
+    decided over its own calls and actions as a single-step agent phase's is; its usage on the outcome."""
+    session = live.session
+    assert session is not None
+    session.step = step.name
+    if session.gateway is not None:
+        session.gateway.session.step = step.name
+        if restarted and session.gateway.sandbox_url is not None and req.gateway is not None:
+            # The forwarder died with the last agent phase; after a verifier $MM_LOGS is not the agent's.
+            work_dir = live.sandbox.exec("mktemp -d", 30).output.strip()
+            session.gateway.sandbox_url = _start_forwarder(live, req.gateway, work_dir)
+    actions = len(trajectory.steps)
+    failure = settle_step(session, _agent_phase(req, live, agent, step))
+    calls = [c for c in trajectory.model_calls if c.step == step.name]
+    done = Trajectory(agent=trajectory.agent, steps=trajectory.steps[actions:], model_calls=calls)
+    outcome = StepOutcome(name=step.name, n_actions=len(done.steps), n_model_calls=len(calls),
+                          tokens=done.tokens, cost=done.cost)
+    return outcome, failure or actionless(done)
+
+
+def _read_probe(files: FilesRead, logs: str) -> bool:
     """A probe task's verifier writes probe.json {"passed": bool, "detail": str}; absent means failed."""
-    out = sandbox.read_text(f"{logs}/probe.json", 1 << 16) or ""
+    out = files.read_text(f"{logs}/probe.json", 1 << 16) or ""
     try:
         return bool(json.loads(out)["passed"])
     except (ValueError, KeyError, TypeError):
         return False
+
+
+def new_outcome(key: str, run_id: str, config: Configuration, task: TaskSpec, description: Description, seed: int,
+                attempt: int, backend_name: str) -> tuple[ExecutionResult, Trajectory]:
+    """The result and trajectory of one execution before anything ran (also stored as-is for an execution
+    whose Ray nodes were all lost before it ran)."""
+    result = ExecutionResult(
+        execution_key=key, run_id=run_id, configuration_id=config.id, configuration=config,
+        task_id=task.id, task_digest=task.digest, source_family=task.source_family, difficulty=task.difficulty,
+        description_sha256=description.sha256, description_origin=description.origin,
+        description_source=description.source_configuration, seed=seed, attempt=attempt,
+        backend=backend_name, simulated=config.simulated,
+    )
+    return result, Trajectory(agent=config.agent.name, model=config.model, simulated=config.simulated)
 
 
 def run_trial(req: TrialRequest) -> TrialOutcome:
@@ -322,14 +426,8 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
     cleanup); every other Exception is recorded as the result's failure mode (see the module docstring)."""
     task, config = req.task, req.configuration
     phases = _Phases()
-    result = ExecutionResult(
-        execution_key=req.execution_key, run_id=req.run_id, configuration_id=config.id, configuration=config,
-        task_id=task.id, task_digest=task.digest, source_family=task.source_family, difficulty=task.difficulty,
-        description_sha256=req.description.sha256, description_origin=req.description.origin,
-        description_source=req.description.source_configuration, seed=req.seed, attempt=req.attempt,
-        backend=req.backend.name, simulated=config.simulated,
-    )
-    trajectory = Trajectory(agent=config.agent.name, model=config.model, simulated=config.simulated)
+    result, trajectory = new_outcome(req.execution_key, req.run_id, config, task, req.description, req.seed,
+                                     req.attempt, req.backend.name)
     live: _Live | None = None
     failure: MatchmeterError | None = None
     try:
@@ -337,14 +435,18 @@ def run_trial(req: TrialRequest) -> TrialOutcome:
         live = _create_sandbox(req)
         agent = _seed_task(req, live, trajectory, result)
         phases.end()
-        phases.start("agent")
-        agent_failure = _settle_gateway(req, live, _agent_phase(req, live, agent))
-        phases.end()
-        # Effective-model check (seed 002, adapters/model_check.py): a mismatch outranks other agent failures.
-        agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
-        phases.start("verify")
-        graded = _verify_phase(req, live, result)
-        phases.end()
+        if task.steps:
+            graded, agent_failure = _run_steps(req, live, agent, result, trajectory, phases)
+            agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
+        else:
+            phases.start("agent")
+            agent_failure = _settle_gateway(req, live, _agent_phase(req, live, agent)) or actionless(trajectory)
+            phases.end()
+            # Effective-model check (seed 002, adapters/model_check.py): a mismatch outranks other agent failures.
+            agent_failure = record_effective_model(config, trajectory, req.allow_incompatible, result) or agent_failure
+            phases.start("verify")
+            graded = _verify_phase(req, live, result)
+            phases.end()
         result.reward = apply_deductions(graded, result.safety_findings)
         failure = agent_failure
         if agent_failure is not None:

@@ -6,10 +6,16 @@ is judged by `$MM_LOGS/reward.txt` (+ optional `$MM_LOGS/subgoals.json`) and not
 A task in Harbor format (loaded with Harbor's defaults: source_family "imported", taskfile.py) is judged
 by Harbor's files, in Harbor's order:
 
-1. `$MM_LOGS/verifier/reward.json`: Harbor's JSON reward, an object of finite numbers. Its `reward`
-   key is the reward; keys naming the task's subgoals are subgoal scores (graded by weight when
-   there is no `reward` key); a single value is the reward. Harbor prefers it over reward.txt.
-2. `$MM_LOGS/verifier/reward.txt`: Harbor's plain reward (a number on the last line).
+1. `$MM_LOGS/verifier/reward.json`: Harbor's JSON reward, an object whose every value is a finite number
+   (anything else, a bare number or `{}` included, is a VerifierError, as Harbor's verifier and its
+   `VerifierResult` model refuse them). Every key is kept as written (`Verdict.rewards`, unclamped, as
+   Harbor stores and averages them). The scalar reward is Harbor's primary reward: the `reward` key,
+   else the one key there is. With several keys and no `reward` Harbor defines no scalar; matchmeter
+   then grades keys naming the task's subgoals by weight, and otherwise takes the unweighted mean of
+   the keys (each clamped to [0, 1]), so AMS has a number while per-key means stay Harbor's. Keys
+   naming the subgoals of a task that declares them are graded by weight whatever else is there.
+   Harbor prefers it over reward.txt.
+2. `$MM_LOGS/verifier/reward.txt`: Harbor's plain reward (a number on the last line), the key `reward`.
 
 A reward file that exists but is not a regular file (a directory, a fifo, a link, or one under a linked
 directory) is a VerifierError, never a reason to look at the next file: code that ran during verification
@@ -25,14 +31,13 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from matchmeter.errors import VerifierError
 from matchmeter.schema import TaskSpec
 
 if TYPE_CHECKING:
-    from matchmeter.runner.sandbox import ExecResult
-    from matchmeter.runner.sandbox import Sandbox as _Exec
+    from matchmeter.runner.sandbox import ExecResult, FileRead, Sandbox
 
 # Exit statuses at or above this mean the verifier's shell, or the last command it ran, was killed by a signal
 # (128 + the signal's number, as every shell and our backends report it).
@@ -48,6 +53,40 @@ class Verdict(NamedTuple):
     """The reward number as written (unclamped)."""
     source: str
     """Which file decided: "reward.txt", "verifier/reward.json" or "verifier/reward.txt"."""
+    rewards: dict[str, float]
+    """Every key the verifier wrote, as written: reward.json's keys, else {"reward": x} for a reward.txt (what
+    Harbor records for it, so an exported matchmeter task reads the same in Harbor)."""
+
+
+class _Exec(Protocol):
+    """What the verdict is read through: a sandbox, or the files one step of it read (FilesRead)."""
+
+    def file_kind(self, path: str) -> str | None: ...
+
+    def read_text(self, path: str, limit: int = 1 << 20) -> str | None: ...
+
+
+class FilesRead:
+    """The files Sandbox.halt(read=...) read once the verifier's processes were gone, asked as a sandbox is; a path
+    that was not among them is asked of the sandbox itself."""
+
+    def __init__(self, sandbox: Sandbox, files: dict[str, FileRead]) -> None:
+        self.sandbox, self.files = sandbox, files
+
+    def file_kind(self, path: str) -> str | None:
+        return self.files[path].kind if path in self.files else self.sandbox.file_kind(path)
+
+    def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
+        if path not in self.files:
+            return self.sandbox.read_text(path, limit)
+        text = self.files[path].text
+        return None if text is None else text.encode()[:limit].decode("utf-8", errors="replace")
+
+
+def verdict_paths(logs: str, task: TaskSpec) -> list[str]:
+    """Every file read_verdict may read for this task's format, to be read in one step (Sandbox.halt)."""
+    names = ["verifier/reward.json", "verifier/reward.txt"] if harbor_format(task) else ["reward.txt", "subgoals.json"]
+    return [f"{logs}/{name}" for name in names]
 
 
 def prepare_command(logs: str) -> str:
@@ -110,12 +149,29 @@ def _ours(sandbox: _Exec, logs: str, text: str, task: TaskSpec) -> Verdict:
     raw = _number(text, "reward.txt")
     subgoals = _cat(sandbox, logs, "subgoals.json")
     if subgoals is None:
-        return Verdict(_clamp(raw), {}, raw, "reward.txt")
+        return Verdict(_clamp(raw), {}, raw, "reward.txt", {"reward": raw})
     try:
         scores = {str(k): float(v) for k, v in json.loads(subgoals).items()}
     except (ValueError, AttributeError, TypeError) as exc:
         raise VerifierError(f"subgoals.json is not a JSON object of numbers: {exc}") from exc
-    return Verdict(graded_from_scores(scores, task, "subgoals.json"), scores, raw, "reward.txt")
+    return Verdict(graded_from_scores(scores, task, "subgoals.json"), scores, raw, "reward.txt", {"reward": raw})
+
+
+def harbor_scalar(rewards: dict[str, float]) -> float | None:
+    """Harbor's primary reward of a rewards dict: its `reward` key, else its only key, else None."""
+    if "reward" in rewards:
+        return rewards["reward"]
+    if len(rewards) == 1:
+        return next(iter(rewards.values()))
+    return None
+
+
+def scalar_of(rewards: dict[str, float]) -> float:
+    """The raw scalar of a non-empty rewards dict: Harbor's primary reward, else the mean of the clamped keys."""
+    scalar = harbor_scalar(rewards)
+    if scalar is not None:
+        return scalar
+    return sum(_clamp(v) for v in rewards.values()) / len(rewards)
 
 
 def _harbor_json(text: str, task: TaskSpec) -> Verdict:
@@ -124,22 +180,21 @@ def _harbor_json(text: str, task: TaskSpec) -> Verdict:
         data = json.loads(text)
     except ValueError as exc:
         raise VerifierError(f"{name} is not JSON: {exc}") from exc
-    values = data if isinstance(data, dict) else {"reward": data}
-    for key, value in values.items():
+    if not isinstance(data, dict) or not data:
+        raise VerifierError(f"{name} is not a JSON object of reward keys (got {text.strip()[:80]!r}); "
+                            'Harbor reads {"reward": <number>, ...}')
+    for key, value in data.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise VerifierError(f"{name}: {key} is not a finite number (got {value!r})")
+    rewards = {str(k): float(v) for k, v in data.items()}
     subgoal_names = {g.name for g in task.subgoals}
-    scores = {k: float(v) for k, v in values.items() if k in subgoal_names}
-    if "reward" in values:
-        raw = float(values["reward"])
-        return Verdict(graded_from_scores(scores, task, name) if scores else _clamp(raw), scores, raw, name)
-    if scores:
+    scores = {k: v for k, v in rewards.items() if k in subgoal_names}
+    scalar = harbor_scalar(rewards)
+    if scores:  # a task that declares subgoals (matchmeter keys) is graded by their weights
         graded = graded_from_scores(scores, task, name)
-        return Verdict(graded, scores, graded, name)
-    if len(values) == 1:
-        raw = float(next(iter(values.values())))
-        return Verdict(_clamp(raw), {}, raw, name)
-    raise VerifierError(f"{name} has no `reward` key and its keys {sorted(values)} name no subgoal of the task")
+        return Verdict(graded, scores, graded if scalar is None else scalar, name, rewards)
+    raw = scalar_of(rewards)
+    return Verdict(_clamp(raw), {}, raw, name, rewards)
 
 
 def read_verdict(sandbox: _Exec, logs: str, task: TaskSpec) -> Verdict:
@@ -156,6 +211,6 @@ def read_verdict(sandbox: _Exec, logs: str, task: TaskSpec) -> Verdict:
     text = _cat(sandbox, logs, "verifier/reward.txt")
     if text is not None:
         raw = _number(text, "verifier/reward.txt")
-        return Verdict(_clamp(raw), {}, raw, "verifier/reward.txt")
+        return Verdict(_clamp(raw), {}, raw, "verifier/reward.txt", {"reward": raw})
     raise VerifierError(f"the verifier wrote no reward file ({logs}/verifier/reward.json or "
                         f"{logs}/verifier/reward.txt; a task in Harbor format)")

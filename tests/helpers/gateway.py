@@ -16,6 +16,7 @@ from matchmeter.runner.gateway_link import open_execution, settle_execution
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
+from matchmeter.schema import ModelEndpoint
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
 
@@ -49,14 +50,15 @@ def run_through_gateway(tmp_path: Path, gateway: Gateway, agent: str, stub: Stub
         network=network, env={"MM_SEED": "0"}, label="gw-test", readonly_binds=binds,
         gateway_socket=gateway.socket_path if forwarder_port is not None else None))
     try:
-        options = {"retry_wait_s": "0.01"}
+        options: dict[str, str] = {}
         if fake_cli is not None:
             (tmp_path / "fake-cli.sh").write_text("#!/bin/bash\n" + fake_cli)
             options["cli_path"] = sandbox.exec('printf %s "$MM_LOGS"', 30).output + "/fake-cli.sh"
             sandbox.upload(tmp_path / "fake-cli.sh", options["cli_path"])
             sandbox.exec(f"chmod +x {options['cli_path']}", 30)
-        config = configuration_from_flags(agent, model, options=options)
-        gw_session = open_execution(gateway, "key-1", config, task, 0, 0, api_base=stub.api_base)
+        config = configuration_from_flags(agent, model, options=options, endpoint=ModelEndpoint(retry_wait_s=0.01))
+        gw_session = open_execution(gateway, "key-1", config, task, 0, 0,
+                                    config.endpoint.model_copy(update={"api_base": stub.api_base}))
         assert sandbox.exec((Path(task.path) / "environment" / "setup.sh").read_text(), 30).exit_code == 0
         # The CLI reaches the gateway through the in-sandbox forwarder when a port is given (the trial's path:
         # an isolated backend binds the socket at IN_SANDBOX_SOCKET), else over the gateway's loopback TCP.

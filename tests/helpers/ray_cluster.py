@@ -58,7 +58,9 @@ class RayCluster:
         self.nodes: list[subprocess.Popen[bytes] | None] = []
         self.node_ports: list[int] = []
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("MATCHMETER_", "RAY_"))}
-        self.env.update(HEALTH, RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1")
+        # No token auth, whatever ~/.ray/auth_token holds: `ray start` turns it on when that file exists, and
+        # drivers joining by address (this process, the CLI under test) do not send it.
+        self.env.update(HEALTH, RAY_USAGE_STATS_ENABLED="0", PYTHONUNBUFFERED="1", RAY_AUTH_MODE="disabled")
         self.env["PATH"] = f"{Path(sys.executable).parent}:{self.env.get('PATH', '')}"
         self._environ = contextlib.ExitStack()
 

@@ -1,7 +1,9 @@
-"""The built-in bash agent end to end (local sandbox, real HTTP to the stub): accounting, cache, faults, personas."""
+"""The built-in bash agent end to end (local sandbox, real HTTP through the model gateway to the stub): accounting,
+cache, faults, spend cap, personas; and that it has no road to its model but the gateway."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import textwrap
 from pathlib import Path
@@ -10,14 +12,17 @@ from statistics import mean
 import pytest
 
 from matchmeter.errors import SpendCapReached
+from matchmeter.llm.client import import_litellm
+from matchmeter.llm.gateway import Gateway
 from matchmeter.llm.sim import PERSONAS, sim_api_base
+from matchmeter.llm.spend import SpendLedger
 from matchmeter.llm.stub_server import StubReply, StubServer
 from matchmeter.runner.agents.bash import parse_commands
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.store import execution_key
 from matchmeter.runner.trial import TrialRequest, run_trial
-from matchmeter.schema import Description
+from matchmeter.schema import Description, ModelEndpoint
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
 
@@ -67,14 +72,26 @@ def _three_step_task(root: Path) -> Path:
     return task
 
 
-def _trial(tmp_path: Path, task_dir: Path, model: str, *, options=None, seed: int = 0, api_base=None):
-    config = configuration_from_flags("bash", model, options=options or {})
+def _trial(tmp_path: Path, task_dir: Path, model: str, *, seed: int = 0, routed_to: str | None = None,
+           ledger: SpendLedger | None = None, gateway: bool = True, **endpoint):
+    """One trial through a gateway of its own (as every run's), the configuration's endpoint made of `endpoint`;
+    `routed_to`: the execution's own base URL (a sim model's stub path, as the executor's endpoint_for gives)."""
+    config = configuration_from_flags("bash", model, endpoint=ModelEndpoint(**endpoint))
     task = load_task(task_dir)
     desc = Description.original(task)
     key = execution_key(config.digest(), task.digest, desc.sha256, seed, 0)
-    return run_trial(TrialRequest(run_id="t", execution_key=key, configuration=config, task=task, description=desc,
-                                  seed=seed, attempt=0, backend=get_backend("local"),
-                                  logs_dir=tmp_path / "logs" / key, api_base=api_base))
+    routed = config.endpoint.model_copy(update={"api_base": routed_to}) if routed_to else None
+    with contextlib.ExitStack() as stack:
+        door = stack.enter_context(Gateway(ledger=ledger)) if gateway else None
+        return run_trial(TrialRequest(run_id="t", execution_key=key, configuration=config, task=task,
+                                      description=desc, seed=seed, attempt=0, backend=get_backend("local"),
+                                      logs_dir=tmp_path / "logs" / key, endpoint=routed, gateway=door))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _litellm_imported():
+    """litellm's first import (seconds, far more on a loaded machine) happens here, not inside a trial's deadline."""
+    import_litellm()
 
 
 class Recorder:
@@ -99,7 +116,7 @@ def test_parse_commands_counts_bash_blocks_only():
 def test_tokens_and_cost_equal_stub_usage_times_prices_and_rerun_hits_cache(tmp_path):
     task = write_task(tmp_path / "tasks")
     with StubServer([COPY, SUBMIT]) as stub:
-        first = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        first = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base)
         usages = stub.stats.usages
     assert (first.result.failure_mode, first.result.reward, first.result.n_steps) == ("none", 1.0, 1)
     calls = first.trajectory.model_calls
@@ -116,7 +133,7 @@ def test_tokens_and_cost_equal_stub_usage_times_prices_and_rerun_hits_cache(tmp_
     # The identical run again against the same endpoint (a server restarted on the same port): every reply
     # comes from the cache, the server sees no HTTP call at all.
     with StubServer(["```bash\necho WRONG > out.txt\n```", SUBMIT], port=stub.port) as stub2:
-        second = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub2.api_base})
+        second = _trial(tmp_path, task, "stub/scripted", api_base=stub2.api_base)
         assert stub2.stats.http_calls == 0
     assert all(c.cache_hit for c in second.trajectory.model_calls)
     assert (second.result.reward, second.result.tokens, second.result.cost) == (1.0, first.result.tokens,
@@ -127,7 +144,7 @@ def test_format_errors_are_fed_back_and_three_in_a_row_fail(tmp_path):
     task = write_task(tmp_path / "tasks")
     script = Recorder(["I would copy the file.", COPY, SUBMIT])
     with StubServer(script) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base)
     assert (out.result.reward, out.result.n_steps, len(out.trajectory.model_calls)) == (1.0, 1, 3)
     assert script.requests[1][-1]["content"].startswith("Format error: your reply must contain exactly one ```bash")
     assert "Copy the input file" in script.requests[0][1]["content"]
@@ -135,7 +152,7 @@ def test_format_errors_are_fed_back_and_three_in_a_row_fail(tmp_path):
     assert "at most 10 commands" in script.requests[0][0]["content"]
     two_blocks = "```bash\nls\n```\n```bash\npwd\n```"
     with StubServer(["no block", two_blocks, "still nothing"]) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base, "cache_salt": "b"})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, cache_salt="b")
     assert out.result.failure_mode == "agent_error"
     assert "broke the reply format 3 times in a row" in out.result.error
     assert out.result.n_steps == 0
@@ -145,7 +162,7 @@ def test_observation_has_exit_code_and_marked_truncation(tmp_path):
     task = write_task(tmp_path / "tasks")
     script = Recorder(["```bash\nseq 1 20000; exit 3\n```", SUBMIT])
     with StubServer(script) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base)
     fed_back = script.requests[1][-1]["content"]
     assert fed_back.startswith("<returncode>3</returncode>\n<output>\n1\n2\n")
     assert "[... output truncated by matchmeter:" in fed_back
@@ -158,32 +175,30 @@ def test_malformed_reply_is_a_recorded_infra_error_not_a_crash(tmp_path):
     """The server's malformed body is the endpoint's fault (it was agent_error on the old code), after retries."""
     task = write_task(tmp_path / "tasks")
     with StubServer(lambda request: StubReply(fault="malformed")) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base, "retry_wait_s": "0.01"})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, retry_wait_s=0.01)
         assert stub.stats.http_calls == 4
     assert out.result.failure_mode == "infra_error"
-    assert out.result.error.startswith(f"malformed reply from model stub/scripted at {stub.api_base}")
+    assert out.result.error.startswith(f"the model endpoint failed: malformed reply from model stub/scripted at "
+                                       f"{stub.api_base}")
 
 
 def test_rate_limit_and_503_are_retried_inside_the_trial(tmp_path):
     task = write_task(tmp_path / "tasks")
     with StubServer([{"fault": "429"}, COPY, {"fault": "503"}, SUBMIT]) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base, "retry_wait_s": "0.01"})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, retry_wait_s=0.01)
         assert stub.stats.http_calls == 4
     assert (out.result.failure_mode, out.result.reward, len(out.trajectory.model_calls)) == ("none", 1.0, 2)
 
 
-def test_spend_cap_stops_the_trial_cleanly_and_a_later_run_resumes(tmp_path, monkeypatch):
+def test_spend_cap_stops_the_trial_cleanly_and_a_later_run_resumes(tmp_path):
     task = write_task(tmp_path / "tasks")
     ledger = tmp_path / "spend.json"
-    monkeypatch.setenv("MATCHMETER_SPEND_LEDGER", str(ledger))
-    monkeypatch.setenv("MATCHMETER_SPEND_CAP_USD", "0.000000001")
     with StubServer([COPY, SUBMIT]) as stub:
         # reaching the cap is not a result: the trial stops, nothing is recorded, the run reruns it later
-        with pytest.raises(SpendCapReached, match="^spend cap reached"):
-            _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        with pytest.raises(SpendCapReached, match="^matchmeter gateway refused the call: spend cap reached"):
+            _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, ledger=SpendLedger(ledger, 0.000000001))
         assert stub.stats.http_calls == 1
-        monkeypatch.setenv("MATCHMETER_SPEND_CAP_USD", "1.0")
-        resumed = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base})
+        resumed = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, ledger=SpendLedger(ledger, 1.0))
         assert stub.stats.http_calls == 2  # the first turn came from the cache
     assert (resumed.result.failure_mode, resumed.result.reward) == ("none", 1.0)
     assert [c.cache_hit for c in resumed.trajectory.model_calls] == [True, False]
@@ -195,7 +210,7 @@ def test_no_api_key_or_authorization_in_any_stored_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MM_PROVIDER_KEY", secret)
     task = write_task(tmp_path / "tasks")
     with StubServer([COPY, SUBMIT]) as stub:
-        out = _trial(tmp_path, task, "stub/scripted", options={"api_base": stub.api_base, "api_key_env": "MM_PROVIDER_KEY"})
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, api_key_env="MM_PROVIDER_KEY")
         assert stub.stats.authorized_calls == 2
     run_dir = tmp_path / "logs"
     (run_dir / "result.json").write_text(out.result.model_dump_json())
@@ -216,7 +231,7 @@ def test_sim_personas_give_varied_rewards_steps_and_costs(tmp_path):
         for persona in PERSONAS:
             for seed in range(6):
                 out = _trial(tmp_path, task_dir, f"sim/{persona}", seed=seed,
-                             api_base=sim_api_base(stub.url, task.id, seed))
+                             routed_to=sim_api_base(stub.url, task.id, seed))
                 assert out.result.simulated
                 assert "SIMULATED" in out.trajectory.final_message
                 results[persona].append(out)
@@ -230,3 +245,27 @@ def test_sim_personas_give_varied_rewards_steps_and_costs(tmp_path):
     assert len({o.result.cost.usd for o in everything}) >= 18
     assert any(s.exit_code in (2, 127) or (s.exit_code == 1 and "no_such_file" in s.command)
                for o in results["sloppy"] for s in o.trajectory.steps)
+
+
+def test_model_calls_without_a_step_are_an_agent_error_never_a_clean_zero(tmp_path):
+    """An agent that submits at once made a model call and ran nothing: `agent_error` with a reason (every agent
+    gets this check in the trial, trial.actionless), not reward 0 with failure mode `none`."""
+    task = write_task(tmp_path / "tasks")
+    with StubServer([SUBMIT]) as stub:
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base)
+    result = out.result
+    assert (len(out.trajectory.model_calls), result.n_steps) == (1, 0)
+    assert (result.failure_mode, result.reward, result.raw_verifier_reward) == ("agent_error", 0.0, 0.0)
+    assert "made 1 model call(s) but no step was recorded" in (result.error or "")
+    assert result.tokens.total > 0  # the call stays metered
+
+
+def test_without_a_gateway_the_bash_agent_calls_no_model(tmp_path):
+    """The bash agent's only road to its model is the gateway: a trial that opens none (a runner that forgot it) is
+    an infra error, and the endpoint sees no request. On the old code the agent called the stub directly."""
+    task = write_task(tmp_path / "tasks")
+    with StubServer([COPY, SUBMIT]) as stub:
+        out = _trial(tmp_path, task, "stub/scripted", api_base=stub.api_base, gateway=False)
+        assert stub.stats.requests == 0
+    assert out.result.failure_mode == "infra_error"
+    assert "only through matchmeter's model gateway" in out.result.error

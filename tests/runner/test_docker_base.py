@@ -157,3 +157,18 @@ def test_a_stalled_engine_cannot_block_an_exec_forever(client, tmp_path, monkeyp
         assert labelled(client, label) == []
     finally:
         sb.destroy()
+
+
+def test_preflight_asks_the_engine_once_per_process_and_engine(client, monkeypatch):
+    """Issue 35: a run, an evaluation or a benchmark makes several backends; the engine and the base image are
+    asked about once per process, and again for another $DOCKER_HOST (which answers for itself: unreachable)."""
+    from matchmeter.runner.sandbox import docker as docker_backend
+
+    get_backend("docker").preflight()
+    asked = docker_backend._base_image_ready.cache_info()
+    get_backend("docker").preflight()
+    again = docker_backend._base_image_ready.cache_info()
+    assert (again.hits, again.misses) == (asked.hits + 1, asked.misses)
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(UserError):
+        get_backend("docker").preflight()

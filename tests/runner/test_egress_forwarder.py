@@ -20,6 +20,7 @@ from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
 from matchmeter.runner.sandbox import egress_forwarder as fwd
+from matchmeter.schema import ModelEndpoint
 
 SCRIPT = Path(fwd.__file__)
 MSGS = [{"role": "user", "content": "hi"}]
@@ -35,8 +36,8 @@ def _free_port() -> int:
 def door(tmp_path):
     """(gateway on a Unix socket only, a session, the stub behind it)."""
     with StubServer(["one", "two", "three"]) as stub, Gateway(socket_path=tmp_path / "gw.sock", tcp=False) as gw:
-        session = gw.open_session("exec-fwd", Upstream(model="stub/scripted", api_base=stub.api_base,
-                                                       cache_dir=tmp_path / "cache", use_cache=False))
+        session = gw.open_session("exec-fwd", Upstream(model="stub/scripted", cache_dir=tmp_path / "cache",
+                                                       endpoint=ModelEndpoint(api_base=stub.api_base, use_cache=False)))
         yield gw, session, stub
 
 
@@ -118,5 +119,30 @@ def test_start_egress_forwarder_in_a_local_sandbox_returns_a_working_base_url(do
             f"curl -s -H 'Authorization: Bearer {session.token}' -H 'Content-Type: application/json' "
             f"-d '{json.dumps({'messages': MSGS})}' {base}/v1/chat/completions", 30)
         assert json.loads(call.output)["choices"][0]["message"]["content"] == "one"
+    finally:
+        sandbox.destroy()
+
+
+def test_the_forwarder_restarts_from_a_work_dir_after_a_restart(door, tmp_path):
+    """A later step of a multi-step task: the sandbox was restarted (the forwarder died with the agent) and
+    $MM_LOGS is no longer the agent's, so the script travels in the command into a dir the agent owns."""
+    gw, session, _ = door
+    env_dir = tmp_path / "env"
+    env_dir.mkdir()
+    sandbox = get_backend("local").create(SandboxRequest(task_id="fwd", environment_dir=env_dir, label="fwd-test"))
+    try:
+        port = _free_port()
+        fwd.start_egress_forwarder(sandbox, socket_path=str(gw.socket_path), port=port, python=sys.executable)
+        sandbox.restart()
+        work_dir = sandbox.exec("mktemp -d", 30).output.strip()
+        base = fwd.start_egress_forwarder(sandbox, socket_path=str(gw.socket_path), port=port, python=sys.executable,
+                                          work_dir=work_dir)
+        assert sandbox.exec(f"cmp {work_dir}/.mm-egress-forwarder.py {SCRIPT}", 30).exit_code == 0
+        assert sandbox.exec('ls -A "$MM_LOGS"', 30).output.strip() == ""  # nothing of it in the logs dir
+        call = sandbox.exec(
+            f"curl -s -H 'Authorization: Bearer {session.token}' -H 'Content-Type: application/json' "
+            f"-d '{json.dumps({'messages': MSGS})}' {base}/v1/chat/completions", 30)
+        assert json.loads(call.output)["choices"][0]["message"]["content"] == "one"
+        sandbox.exec(f"rm -rf {work_dir}", 30)
     finally:
         sandbox.destroy()

@@ -15,6 +15,7 @@ import pytest
 
 from matchmeter.errors import UserError
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
+from matchmeter.schema import ModelEndpoint
 from tests.helpers.misbehaving_server import MisbehavingServer
 from tests.helpers.tasks import write_task
 
@@ -27,9 +28,9 @@ def solver(request: dict) -> str:
 
 
 def _run(tasks: Path, out: Path, api_base: str, *, resume: bool = False, retry_failed: list[str] | None = None,
-         model: str = "openai/coder", **options: str):
-    config = configuration_from_flags("bash", model, options={"api_base": api_base, "retry_wait_s": "0.05",
-                                                              **options})
+         model: str = "openai/coder", timeout_s: float = 120.0):
+    endpoint = ModelEndpoint(api_base=api_base or None, retry_wait_s=0.05, timeout_s=timeout_s)
+    config = configuration_from_flags("bash", model, endpoint=endpoint)
     return execute_run(RunRequest(tasks=[str(tasks)], configurations=[config], backend="local", out=str(out),
                                   resume=resume, retry_failed=retry_failed or []), progress=False)
 
@@ -88,7 +89,7 @@ def test_a_hung_server_is_cut_at_the_tasks_deadline_and_the_message_names_the_en
         _run(tasks, tmp_path / "slow", server.api_base)
         [slow] = _stored(tmp_path / "slow")
         first_request = min(t for t, f, _ in server.requests if f == "hang")
-        _run(tasks, tmp_path / "down", server.api_base, timeout_s="1.5")  # per-call timeout below the limit
+        _run(tasks, tmp_path / "down", server.api_base, timeout_s=1.5)  # per-call timeout below the limit
         [down] = _stored(tmp_path / "down")
     assert slow["failure_mode"] == "agent_timeout"
     assert f"the task's agent deadline passed while waiting 5s for model openai/coder at {server.api_base}" \
@@ -117,7 +118,8 @@ def _gateway_session(tmp_path: Path, server: MisbehavingServer):
     from matchmeter.llm.gateway import Gateway, Upstream
 
     gateway = Gateway(socket_path=tmp_path / "gw.sock").start()
-    upstream = Upstream(model="openai/coder", api_base=server.api_base, retry_wait_s=0.05, use_cache=False)
+    upstream = Upstream(model="openai/coder",
+                        endpoint=ModelEndpoint(api_base=server.api_base, retry_wait_s=0.05, use_cache=False))
     return gateway, gateway.open_session("exec-1", upstream)
 
 
@@ -187,8 +189,8 @@ def test_a_trickling_stream_is_cut_at_the_deadline_too(tmp_path):
     words = " ".join(f"w{i}" for i in range(30))
     with StubServer(lambda request: StubReply(text=words, chunk_delay_s=1.0)) as stub, \
             Gateway(socket_path=tmp_path / "gw.sock") as gateway:
-        session = gateway.open_session("exec-t", Upstream(model="stub/scripted", api_base=stub.api_base,
-                                                          use_cache=False))
+        session = gateway.open_session("exec-t", Upstream(model="stub/scripted",
+                                                          endpoint=ModelEndpoint(api_base=stub.api_base, use_cache=False)))
         session.deadline = time.monotonic() + 3
         sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key=session.token, max_retries=0)
         received: list[str] = []

@@ -33,7 +33,7 @@ BOTH = [pytest.param("bwrap", marks=[pytest.mark.bwrap, pytest.mark.docker]),
 @pytest.fixture(autouse=True)
 def own_rootfs_cache(tmp_path, monkeypatch):
     """This test's image exports go to its own cache dir (a fresh key each time would fill the machine's),
-    beside a link to the machine's base root filesystem; its task images are removed afterwards — only its own:
+    beside a link to the machine's base root filesystem; its task images are untagged afterwards — only its own:
     each test's task has a name of its own (`_task_name`), since the module's tests run on several workers at once
     and removing every `env-task` image removed one that another test was still exporting for bwrap."""
     cache = tmp_path / "rootfs"
@@ -44,10 +44,13 @@ def own_rootfs_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MATCHMETER_ROOTFS_DIR", str(cache))
     yield
     if shutil.which("docker"):
-        names = subprocess.run(["docker", "images", "-q", f"matchmeter-task-{_task_name(tmp_path)}"],
-                               capture_output=True, text=True)
-        if names.stdout.split():
-            subprocess.run(["docker", "rmi", "-f", *set(names.stdout.split())], capture_output=True)
+        # By tag and without -f: the legacy builder's cache gives two tests' identical RUN lines one image id
+        # (a comment token does not change the cache key), and `rmi -f <id>` removed the other test's tag too.
+        repo = f"matchmeter-task-{_task_name(tmp_path)}"
+        tags = subprocess.run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}", repo],
+                              capture_output=True, text=True)
+        if tags.stdout.split():
+            subprocess.run(["docker", "rmi", *set(tags.stdout.split())], capture_output=True)
 
 
 def _task_name(tmp_path: Path) -> str:

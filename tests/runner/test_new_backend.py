@@ -8,14 +8,17 @@ trials in it, knowing it only through the `SandboxBackend` members.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+import matchmeter
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
 from matchmeter.runner.sandbox import BACKENDS, Sandbox, SandboxRequest
 from matchmeter.runner.sandbox.local import LocalBackend
 from matchmeter.schema import TaskSpec
 from tests.helpers.tasks import write_task
 
+BUILT_IN = set(BACKENDS)  # bwrap, docker, local: before any test adds one
 CALLS: list[tuple[str, str]] = []  # (member, argument) in call order, over every instance get_backend made
 
 
@@ -71,3 +74,40 @@ def test_a_backend_added_by_one_registry_line_runs_trials_through_the_run_path(t
     assert ("prune", run_id) in CALLS  # the run's leftovers pruned by the backend itself, by its label
     assert sorted(c for c in CALLS if c[0] == "create") == [("create", run_id)] * 4
     assert CALLS.index(("prune", run_id)) < CALLS.index(("create", run_id))
+
+
+def _strings(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return {s for element in node.elts for s in _strings(element)}
+    return set()
+
+
+def _knows_a_backend(node: ast.AST, source: str) -> bool:
+    """A comparison naming a built-in backend, or a getattr on something called a backend or a sandbox."""
+    if isinstance(node, ast.Compare):
+        return any(_strings(x) & BUILT_IN for x in [node.left, *node.comparators])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and node.args:
+        target = (ast.get_source_segment(source, node.args[0]) or "").lower()
+        return "backend" in target or "sandbox" in target
+    return False
+
+
+def test_no_code_outside_the_sandbox_package_switches_on_a_backend_name_or_reaches_it_through_getattr():
+    """Issue 37: the runner knows a backend only through the declared members, so a new one needs no edit
+    elsewhere. Outside matchmeter/runner/sandbox/ (the registry and the backends) no comparison or membership
+    test names a built-in backend, and no getattr reads a member of a backend or a sandbox. Fails on the code
+    before f3a13e3 (context.py's `backend == "local"` / `== "docker"` prune switch, ray_executor.py's
+    `backend_name != "bwrap"`) and before 92a334d (`getattr(session.sandbox, "cli_executable", None)`)."""
+    root = Path(matchmeter.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith(("runner/sandbox/", "tasks/suite/")):
+            continue
+        source = path.read_text()
+        found += [f"{relative}:{node.lineno} {ast.get_source_segment(source, node)}"
+                  for node in ast.walk(ast.parse(source)) if _knows_a_backend(node, source)]
+    assert sorted(BUILT_IN) == ["bwrap", "docker", "local"]
+    assert found == []

@@ -29,7 +29,7 @@ from matchmeter.runner.executor import execute_plan, plan_cross_product  # noqa:
 from matchmeter.runner.run import configuration_from_flags  # noqa: E402
 from matchmeter.runner.sandbox import get_backend  # noqa: E402
 from matchmeter.runner.store import RunStore  # noqa: E402
-from matchmeter.schema import Description  # noqa: E402
+from matchmeter.schema import Description, ModelEndpoint  # noqa: E402
 from matchmeter.tasks.loader import load_tasks  # noqa: E402
 from tests.helpers.ray_cluster import RayCluster  # noqa: E402
 from tests.helpers.tasks import write_task  # noqa: E402
@@ -152,6 +152,48 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(cluster, tmp_path)
         cluster.restart_worker(1)
 
 
+
+def test_when_every_node_offering_the_backend_is_lost_the_run_stores_infra_failures_and_resumes(cluster, tmp_path):
+    """Both workers (the only nodes offering bwrap) die mid-run: within MATCHMETER_RAY_STALL_S the waiting
+    executions are stored as infrastructure failures, the run exits non-zero with the resume command, and
+    once the workers are back the resume reruns exactly those."""
+    tasks = tmp_path / "tasks"
+    write_task(tasks, "slow-copy")
+    replay = tmp_path / "replay.json"
+    replay.write_text(json.dumps(["sleep 2", "cp data/input.txt out.txt"]))
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "matchmeter.cli", "run", "--tasks", str(tasks), "--agent", "replay",
+            "--replay", str(replay), "--backend", "bwrap", "--seeds", "6", "--out", str(out),
+            "--quiet", "--executor", "ray", "--ray-address", cluster.address]
+    env = {**os.environ, "MATCHMETER_RAY_STALL_S": "5"}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 180
+        while len(RunStore(out).finished_keys()) < 1 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        cluster.kill_worker(0)
+        cluster.kill_worker(1)
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        proc.kill()
+        cluster.restart_worker(0)
+        cluster.restart_worker(1)
+    assert proc.returncode != 0, stdout + stderr
+    assert "--resume --retry-failed infra_error" in stderr, stderr
+    assert "(raylet)" not in stdout + stderr  # none of Ray's own messages in the terminal
+    stored = list(RunStore(out).iter_results())
+    assert sorted(r.seed for r in stored) == list(range(6))  # every execution stored once: ran, or infra_error
+    lost = [r for r in stored if r.failure_mode == "infra_error"]
+    assert lost
+    assert all("no live Ray node could run this trial for 5 s" in (r.error or "") for r in lost)
+    assert all(r.reward == 1.0 for r in stored if r not in lost)
+    resumed = run_matchmeter(*argv[3:], "--resume", "--retry-failed", "infra_error", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    final = list(RunStore(out).iter_results())
+    assert sorted(r.seed for r in final) == list(range(6))
+    assert {(r.reward, r.failure_mode) for r in final} == {(1.0, "none")}
+
+
 DRIVER = textwrap.dedent("""
     import sys
     from pathlib import Path
@@ -208,20 +250,20 @@ def test_the_spend_cap_is_held_on_the_driver_and_resume_finishes(cluster, tmp_pa
     """Every worker's gateway charges the driver's one ledger (spend.json): a tiny cap stops the run, a
     resume with a higher cap finishes it, and the total survives in the run directory."""
     from matchmeter.llm.spend import SpendLedger
-    from matchmeter.runner.context import api_base_resolver, sim_environment
+    from matchmeter.runner.context import endpoint_resolver, sim_environment
     from matchmeter.runner.ray_executor import execute_plan as execute_plan_ray
 
     tasks = tmp_path / "tasks"
     write_task(tasks, "copy-a")
     # cache off: the workers' response cache is the node's own, and a warm one would spend nothing
-    config = configuration_from_flags("bash", "sim/expert", options={"cache": "off"})
+    config = configuration_from_flags("bash", "sim/expert", endpoint=ModelEndpoint(use_cache=False))
     plan = plan_cross_product([config], load_tasks([tasks]), lambda t: [Description.original(t)], range(3), 1).unique()
     store = RunStore(tmp_path / "capped")
     store.claim()
     with sim_environment([config], [tasks]) as stub_url:
         def run(cap: float):
             return execute_plan_ray(plan, store, "capped", get_backend("bwrap"), 2,
-                                    api_base_for=api_base_resolver(stub_url), address=cluster.address,
+                                    endpoint_for=endpoint_resolver(stub_url), address=cluster.address,
                                     spend_ledger=SpendLedger(store.root / "spend.json", cap))
 
         with pytest.raises(SpendCapReached, match="spend cap reached"):

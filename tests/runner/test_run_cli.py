@@ -186,3 +186,14 @@ def test_sigusr1_prints_every_threads_stack_and_the_run_goes_on(tmp_path):
     assert "execute_plan" in stderr  # the main thread waits on the trials
     assert "run_trial" in stderr  # a trial thread runs the replay
     assert "executed 1" in " ".join(stdout.split())
+
+
+def test_tasks_check_says_which_subgoal_the_oracle_missed(tmp_path):
+    """A failing check names what to read first: an oracle below 1.0 with no error lists its subgoals below 1."""
+    task = write_task(tmp_path / "tasks", "half-right")
+    (task / "solution" / "solve.sh").write_text("echo wrong > out.txt\n")  # written, wrong content
+    bad = run_matchmeter("tasks", "check", str(task), "--backend", "local", "--seeds", "1",
+                         env={**os.environ, "COLUMNS": "300"}, timeout=300)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "oracle 0.75 (content_right 0.00)" in bad.stdout
+    assert "0/1 task×seed checks pass" in bad.stdout

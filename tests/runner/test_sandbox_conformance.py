@@ -110,6 +110,16 @@ def test_capabilities_match_declared_gaps(backend):
     assert caps.persistent_processes is True
 
 
+def test_agent_code_cannot_gain_privileges_through_setuid(backend, sandbox):
+    """no_new_privs on every agent exec of an isolated backend: a setuid-root binary of the image runs with the
+    agent's own uid (the restart's proof that no agent process is left is by uid)."""
+    skip_if_gap(backend, "isolated")
+    out = sandbox.exec("grep -E '^(NoNewPrivs|CapEff):' /proc/self/status | tr -s '\\t\\n' '  '; id -u", 10)
+    fields = out.output.split()
+    assert fields[:4] == ["CapEff:", "0000000000000000", "NoNewPrivs:", "1"], out.output
+    assert fields[4] != "0", out.output
+
+
 def test_exec_output_exit_code_and_cwd(sandbox):
     result = sandbox.exec('echo out; echo err >&2; pwd; printf "%s" "$MM_APP"; exit 7', 10)
     assert result.output == f"out\nerr\n{sandbox.app_dir}\n{sandbox.app_dir}"
@@ -506,3 +516,87 @@ def test_file_size_limit_stops_giant_sparse_files(backend, sandbox):
     skip_if_gap(backend, "isolated")
     assert sandbox.exec("truncate -s 4T giant", 10).exit_code != 0
     assert sandbox.exec("test -e giant && stat -c %s giant || echo none", 10).output.strip() in {"none", "0"}
+
+
+def test_restart_reports_what_the_agent_planted_and_snapshots_with_no_agent_process_left(backend, tmp_path):
+    """restart(snapshot) (issue 35: one engine round trip on docker): the names the agent left in $MM_TESTS, and the
+    protected state as it is once the agent's processes are gone: a writer still running when restart began cannot
+    change what the snapshot says. A file the agent made unreadable reads as unreadable, as the agent's own snapshot
+    before the agent ran would say, not as root sees it."""
+    sb = backend.create(make_request(tmp_path, f"conf-rsnap-{secrets.token_hex(3)}"))
+    try:
+        d = layout(sb)
+        sb.exec("mkdir -p p && echo one > p/a && echo two > p/b && echo secret > p/closed", 10)
+        before = sb.snapshot([f"{d['app']}/p"])
+        # p/a changes once before the writer goes to the background: under load the loop may not run before the
+        # restart kills it, and the test is about a writer still running, not about the scheduler
+        sb.exec(f"touch {d['tests']}/planted.py {d['tests']}/.hidden; rm p/b; chmod 000 p/closed; date +%N > p/a; "
+                "(while :; do date +%N > p/a; done) >/dev/null 2>&1 &", 10)
+        restarted = sb.restart([f"{d['app']}/p"])
+        assert sorted(restarted.planted) == [".hidden", "planted.py"]
+        assert set(restarted.after) == {f"{d['app']}/p/a", f"{d['app']}/p/closed"}
+        assert restarted.after[f"{d['app']}/p/a"] != before[f"{d['app']}/p/a"]
+        assert restarted.after == sb.snapshot([f"{d['app']}/p"])  # nothing wrote after it was taken
+        if backend.name != "local":  # root on the host reads what the agent cannot; local runs as the harness
+            assert restarted.after[f"{d['app']}/p/closed"].startswith("unreadable")
+        assert sb.restart().planted == []  # a fresh $MM_TESTS holds nothing
+    finally:
+        sb.destroy()
+
+
+def test_halt_reads_files_as_file_kind_and_read_text_do(backend, tmp_path):
+    """halt(read=...) (the verdict's reads in the step that stops the verifier) says what file_kind and read_text
+    say of every path, links never followed, at most `limit` bytes."""
+    sb = backend.create(make_request(tmp_path, f"conf-hread-{secrets.token_hex(3)}"))
+    try:
+        logs = layout(sb)["logs"]
+        sb.exec(f"cd {logs} && printf '0.75\\n' > f && printf 'caf\\xc3\\xa9 %s' $(seq 1000) > big && mkdir d && "
+                "mkfifo p && ln -s f l && mkdir real && echo 1 > real/r && ln -s real linked && : > empty", 10)
+        names = ("f", "big", "d", "p", "l", "linked/r", "absent", "d/absent", "empty")
+        files = sb.halt([f"{logs}/{n}" for n in names], limit=100)
+        kinds = {n: sb.file_kind(f"{logs}/{n}") for n in names}  # text only of a regular file (FileRead)
+        expected = {f"{logs}/{n}": (k, sb.read_text(f"{logs}/{n}", 100) if k == "file" else None) for n, k in kinds.items()}
+    finally:
+        sb.destroy()
+    assert {p: (f.kind, f.text) for p, f in files.items()} == expected
+    assert files[f"{logs}/f"].text == "0.75\n"
+    assert files[f"{logs}/empty"].text == ""
+    assert 99 <= len(files[f"{logs}/big"].text.encode()) <= 102  # 100 bytes; a cut UTF-8 character reads as U+FFFD
+    assert [files[f"{logs}/{n}"].kind for n in ("d", "p", "l", "linked/r", "absent")] == ["dir", "fifo", "link",
+                                                                                          "other", None]
+
+
+def test_restart_leaves_no_system_v_ipc_object_of_the_agent(backend, tmp_path):
+    """A shared memory segment, message queue or semaphore the agent made lives in the IPC namespace, not in a
+    process: the verifier must not find it (docker's in-place restart removes them, or restarts the container)."""
+    skip_if_gap(backend, "isolated")
+    sb = backend.create(make_request(tmp_path, f"conf-ipc-{secrets.token_hex(3)}"))
+    try:
+        made = sb.exec("ipcmk -M 4096 && ipcmk -Q && ipcmk -S 1", 10)
+        assert made.exit_code == 0, made.output
+        assert sb.exec("tail -n +2 /proc/sysvipc/shm | grep -c .", 10).output.strip() == "1"
+        sb.restart()
+        left = sb.exec("cat /proc/sysvipc/shm /proc/sysvipc/msg /proc/sysvipc/sem | grep -vc '^ *key'", 10)
+        assert left.output.strip() == "0", left.output
+    finally:
+        sb.destroy()
+
+
+def test_halt_kills_a_process_whose_name_reads_like_a_zombie(backend, tmp_path):
+    """A process named "x Z y" puts "Z" in the third space-separated field of /proc/PID/stat: a kill loop that read
+    the state there took it for a zombie and left it running (docker's halt and in-place restart)."""
+    skip_if_gap(backend, "isolated")
+    sb = backend.create(make_request(tmp_path, f"conf-zname-{secrets.token_hex(3)}"))
+    start = 'cp "$(command -v sleep)" "/tmp/x Z y" && ("/tmp/x Z y" 300 >/dev/null 2>&1 &)'
+    try:
+        sb.exec(start, 10)
+        assert wait_until(lambda: "x Z y" in sb.exec("ps -eo comm", 10).output)
+        sb.restart()
+        assert "x Z y" not in sb.exec("ps -eo comm", 10).output
+        sb.exec(start, 10, as_verifier=True)  # the verifier phase: what halt() must stop
+        assert wait_until(lambda: "x Z y" in sb.exec("ps -eo comm", 10).output)
+        sb.halt()
+        if backend.name == "docker":  # a halted bwrap sandbox has no namespace left to look in
+            assert "x Z y" not in sb.exec("ps -eo comm", 10).output
+    finally:
+        sb.destroy()

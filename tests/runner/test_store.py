@@ -41,7 +41,7 @@ def test_commit_moves_whole_execution_and_table_rebuilds(tmp_path):
 
 def test_table_reads_back_as_the_frame_pandas_makes_of_the_rows(tmp_path):
     """Every metric reads results.parquet with pandas: it reads back exactly as the frame of the rows,
-    nulls in float and str columns and an all-null column included."""
+    nulls in float, int and str columns and an all-null column included (the table is written without pandas)."""
     import pandas as pd
 
     from matchmeter.schema import Cost
@@ -50,14 +50,18 @@ def test_table_reads_back_as_the_frame_pandas_makes_of_the_rows(tmp_path):
     results = [_result(f"{0:024x}", 1.0),
                _result(f"{1:024x}", 0.25).model_copy(update={"cost": Cost(usd=None, null_reason="no price"),
                                                              "raw_verifier_reward": None, "wall_s": 2}),
-               _result(f"{2:024x}", 0.0).model_copy(update={"cost": Cost(usd=0.125)})]
+               _result(f"{2:024x}", 0.0).model_copy(update={"cost": Cost(usd=0.125)}),
+               # integer columns with a null (a measure not recorded): pandas makes them float64, so must the file
+               _result(f"{3:024x}", 0.5).model_copy(update={"not_recorded": ["tokens", "n_steps"]})]
     for result in results:
         store.commit(store.staging_dir(result.execution_key), result, Trajectory().model_dump_json(),
                      to_atif(Trajectory(), session_id=result.execution_key, agent_version="1", instruction="do it"))
     expected = pd.DataFrame([r.to_row() for r in results])
     assert expected["cost_usd"].isna().sum() == 1
     assert expected["raw_verifier_reward"].isna().any()
-    assert expected["cost_null_reason"].isna().sum() == 2
+    assert expected["cost_null_reason"].isna().sum() == 3
+    assert expected["tokens_input"].isna().sum() == 1
+    assert expected["tokens_input"].dtype == "float64"
     pd.testing.assert_frame_equal(pd.read_parquet(store.rebuild_table()), expected)
     empty = RunStore(tmp_path / "empty")
     assert pd.read_parquet(empty.rebuild_table()).empty

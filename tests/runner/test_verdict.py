@@ -41,7 +41,7 @@ def verdict_after(box, files: dict[str, str], task: TaskSpec = TASK, shell: str 
 def test_a_matchmeter_task_is_judged_by_reward_txt_and_subgoals_weighted(box):
     v = verdict_after(box, {"reward.txt": "0.75\n", "subgoals.json": '{"a": 1, "b": 0}',
                             "verifier/reward.txt": "0"}, NATIVE)
-    assert v == (0.75, {"a": 1.0, "b": 0.0}, 0.75, "reward.txt")
+    assert v == (0.75, {"a": 1.0, "b": 0.0}, 0.75, "reward.txt", {"reward": 0.75})
 
 
 def test_harbor_files_never_judge_a_matchmeter_task(box):
@@ -51,7 +51,8 @@ def test_harbor_files_never_judge_a_matchmeter_task(box):
 
 
 def test_our_reward_txt_never_judges_a_harbor_task(box):
-    assert verdict_after(box, {"reward.txt": "1", "verifier/reward.txt": "0.5"}) == (0.5, {}, 0.5, "verifier/reward.txt")
+    assert verdict_after(box, {"reward.txt": "1", "verifier/reward.txt": "0.5"}) == (
+        0.5, {}, 0.5, "verifier/reward.txt", {"reward": 0.5})
 
 
 @pytest.mark.parametrize("swap", [
@@ -83,18 +84,18 @@ def test_a_verifier_that_did_not_finish_has_no_verdict(result, message):
 
 
 def test_harbor_reward_txt(box):
-    assert verdict_after(box, {"verifier/reward.txt": "1\n"}) == (1.0, {}, 1.0, "verifier/reward.txt")
+    assert verdict_after(box, {"verifier/reward.txt": "1\n"}) == (1.0, {}, 1.0, "verifier/reward.txt", {"reward": 1.0})
     assert verdict_after(box, {"verifier/reward.txt": "1.5"}).graded == 1.0  # clamped, raw kept
 
 
 def test_harbor_reward_json_is_preferred_over_its_txt(box):
     v = verdict_after(box, {"verifier/reward.json": '{"reward": 0.25}', "verifier/reward.txt": "1"})
-    assert v == (0.25, {}, 0.25, "verifier/reward.json")
+    assert v == (0.25, {}, 0.25, "verifier/reward.json", {"reward": 0.25})
 
 
 def test_harbor_reward_json_with_subgoal_keys_is_graded_by_weight(box):
     assert verdict_after(box, {"verifier/reward.json": '{"a": 0, "b": 1}'}) == (
-        0.25, {"a": 0.0, "b": 1.0}, 0.25, "verifier/reward.json")
+        0.25, {"a": 0.0, "b": 1.0}, 0.25, "verifier/reward.json", {"a": 0.0, "b": 1.0})
     assert verdict_after(box, {"verifier/reward.json": '{"accuracy": 0.5}'}).graded == 0.5  # one value: the reward
 
 
@@ -104,12 +105,27 @@ def test_harbor_reward_json_with_subgoal_keys_is_graded_by_weight(box):
     ({"verifier/reward.txt": "yes"}, "verifier/reward.txt is not a number: 'yes'"),
     ({"verifier/reward.json": "{"}, "verifier/reward.json is not JSON"),
     ({"verifier/reward.json": '{"reward": "1"}'}, "verifier/reward.json: reward is not a finite number"),
-    ({"verifier/reward.json": '{"x": 1, "y": 0}'}, "has no `reward` key and its keys ['x', 'y'] name no subgoal"),
+    ({"verifier/reward.json": '{"reward": 1, "style": true}'}, "verifier/reward.json: style is not a finite number"),
+    ({"verifier/reward.json": '{"reward": 1, "perf": null}'}, "verifier/reward.json: perf is not a finite number"),
+    ({"verifier/reward.json": "0.5"}, "verifier/reward.json is not a JSON object of reward keys"),
+    ({"verifier/reward.json": "{}"}, "verifier/reward.json is not a JSON object of reward keys"),
 ])
 def test_bad_or_missing_reward_is_a_verifier_error(box, files, message):
     with pytest.raises(VerifierError) as info:
         verdict_after(box, files)
     assert message in str(info.value)
+
+
+def test_harbor_reward_json_with_several_keys_keeps_each_and_takes_harbors_scalar(box):
+    """Harbor's primary reward: the `reward` key, else the only key; every key is kept unclamped. On main
+    {"correctness": .., "performance": ..} was refused for naming no subgoal."""
+    v = verdict_after(box, {"verifier/reward.json": '{"reward": 0.5, "correctness": 1, "performance": 1.25}'})
+    assert v == (0.5, {}, 0.5, "verifier/reward.json", {"reward": 0.5, "correctness": 1.0, "performance": 1.25})
+    v = verdict_after(box, {"verifier/reward.json": '{"correctness": 1, "performance": 0.25}'})
+    # no Harbor scalar: the unweighted mean of the clamped keys, the keys kept as written
+    assert v == (0.625, {}, 0.625, "verifier/reward.json", {"correctness": 1.0, "performance": 0.25})
+    v = verdict_after(box, {"verifier/reward.json": '{"correctness": 3, "performance": -1}'})
+    assert (v.graded, v.rewards) == (0.5, {"correctness": 3.0, "performance": -1.0})
 
 
 def test_unknown_subgoals_are_a_verifier_error(box):

@@ -7,33 +7,23 @@ is a format error: it is answered with a correction, counts as a model turn but 
 three in a row raise AgentError. Commands go through `session.execute` (transport, truncation,
 budgets); BudgetExceeded, AgentTimeout and SpendCapReached propagate to the runner.
 
-Model calls: through the model gateway when the trial gives the session one (`session.gateway`: the
-execution's token on the gateway's loopback URL; tokens, cost and budgets are the gateway's), else
-through an `LMClient` of its own (the pre-gateway path, kept for callers without a gateway).
-
-Agent options (Configuration.agent.options, all strings): api_base (session.api_base wins, the
-runner sets it for sim models), api_key_env, prices (a --prices file merged over the shipped table), temperature (default 0), top_p, max_tokens, timeout_s
-(per model call, default 120), retry_attempts, retry_wait_s, cache ("off" disables), cache_salt.
+Model calls: only through the model gateway the trial opens for the execution (`session.gateway`: the
+execution's token on the gateway's loopback URL), like every CLI's; tokens, cost, budgets, the endpoint,
+its key, cache and retries are the gateway's (the configuration's `ModelEndpoint`). The agent itself reads
+only the endpoint's sampling (temperature, top_p, max_tokens) and per-call timeout.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from matchmeter.errors import AgentError, UserError
-from matchmeter.llm.client import LMClient, RetryPolicy
+from matchmeter.errors import AgentError, InfraError, UserError
 from matchmeter.llm.gateway_client import GatewayClient
-from matchmeter.llm.pricing import PriceTable
-from matchmeter.llm.spend import SpendLedger
 from matchmeter.runner.agents.session import OUTPUT_LIMIT_BYTES
-from matchmeter.runner.gateway_link import execution_salt
 from matchmeter.runner.transport import contract_note
 
 if TYPE_CHECKING:
-    from matchmeter.llm.protocols import LMClientLike, RunLedger
     from matchmeter.runner.agents.session import AgentSession
     from matchmeter.schema import Configuration, Step, TaskSpec
 
@@ -92,8 +82,7 @@ class BashAgent:
 
     def __init__(self, *, configuration: Configuration, task: TaskSpec) -> None:
         self.configuration, self.task = configuration, task
-        self.options = dict(configuration.agent.options)
-        self.spend_ledger: RunLedger | None = None  # without a gateway: the run's ledger, assigned by the runner
+        self.endpoint = configuration.endpoint
 
     # ------------------------------------------------------------------ protocol
 
@@ -112,10 +101,8 @@ class BashAgent:
         try:
             while True:
                 session.check_budgets()
-                # Through the gateway the deadline is the gateway session's (set by the trial); a client of
-                # our own is given it here: either way the call in flight is cut at the task's deadline.
-                cut = {"deadline": session.deadline} if isinstance(client, LMClient) else {}
-                reply = client.complete(messages, timeout_s=self._call_timeout(session), **cut, **self.sampling())
+                # The call in flight is cut at the task's deadline by the gateway session (set by the trial).
+                reply = client.complete(messages, timeout_s=self._call_timeout(session), **self.endpoint.sampling())
                 session.record_model_call(reply.to_model_call(len(session.trajectory.model_calls)))
                 messages.append({"role": "assistant", "content": reply.text})
                 commands = parse_commands(reply.text)
@@ -146,41 +133,25 @@ class BashAgent:
         note = contract_note(self.configuration.contract)
         return SYSTEM_PROMPT.format(
             steps=session.budgets.steps, tokens=session.budgets.tokens,
-            usd=session.budgets.usd, deadline_s=min(session.budgets.wall_s, self.task.timeouts.agent_s),
+            usd=session.budgets.usd,
+            # this agent phase's limit (a step's own deadline in a multi-step task), set from configured values
+            deadline_s=session.limit_s if session.limit_s is not None else min(session.budgets.wall_s,
+                                                                                self.task.timeouts.agent_s),
             limit=OUTPUT_LIMIT_BYTES,
             command_s=self.task.timeouts.command_s, contract=f"\n{note}\n" if note else "",
         )
 
-    def sampling(self) -> dict[str, Any]:
-        params: dict[str, Any] = {"temperature": float(self.options.get("temperature", "0"))}
-        if "top_p" in self.options:
-            params["top_p"] = float(self.options["top_p"])
-        if "max_tokens" in self.options:
-            params["max_tokens"] = int(self.options["max_tokens"])
-        return params
-
     def _call_timeout(self, session: AgentSession) -> float:
-        return max(min(float(self.options.get("timeout_s", "120")), session.remaining_s()), 1.0)
+        return max(min(self.endpoint.timeout_s, session.remaining_s()), 1.0)
 
-    def make_client(self, session: AgentSession) -> LMClientLike:
-        """The model for this trial: the gateway when there is one, else an LMClient.
+    def make_client(self, session: AgentSession) -> GatewayClient:
+        """The gateway's client for this execution: the bash agent has no other road to its model.
 
-        Cache salt = task, seed (and attempt when the session has one); with the gateway the trial puts the
-        same salt in the execution's upstream (runner/gateway_link.py)."""
-        if session.gateway is not None:
-            return GatewayClient(session.gateway.harness_url, session.gateway.token, str(self.configuration.model),
-                                 timeout_s=float(self.options.get("timeout_s", "120")))
-        ledger = self.spend_ledger
-        if ledger is None and (os.environ.get("MATCHMETER_SPEND_LEDGER") or os.environ.get("MATCHMETER_SPEND_CAP_USD")):
-            cap = os.environ.get("MATCHMETER_SPEND_CAP_USD")
-            path = os.environ.get("MATCHMETER_SPEND_LEDGER")
-            ledger = SpendLedger(Path(path) if path else None, float(cap) if cap else None)
-        retry = RetryPolicy(attempts=int(self.options.get("retry_attempts", "4")),
-                            wait_initial_s=float(self.options.get("retry_wait_s", "0.5")))
-        salt = execution_salt(self.task.id, session.seed, session.attempt, self.options.get("cache_salt", ""))
-        return LMClient(
-            str(self.configuration.model), api_base=session.api_base or self.options.get("api_base"),
-            api_key_env=self.options.get("api_key_env"), salt=salt, spend=ledger, retry=retry,
-            timeout_s=float(self.options.get("timeout_s", "120")), use_cache=self.options.get("cache") != "off",
-            price_table=PriceTable.load(overrides=self.options.get("prices")),
-        )
+        Raises:
+            InfraError: the trial opened no gateway session (a runner that does not route the model through it).
+        """
+        if session.gateway is None:
+            raise InfraError("the bash agent reaches its model only through matchmeter's model gateway, and this "
+                             "trial opened none (run it through execute_plan, or give TrialRequest a gateway)")
+        return GatewayClient(session.gateway.harness_url, session.gateway.token, str(self.configuration.model),
+                             timeout_s=self.endpoint.timeout_s)

@@ -3,15 +3,27 @@ solution/solve.sh, or the solve.sh written from a built-in task's first referenc
 
 from __future__ import annotations
 
+import base64
+import io
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from matchmeter.runner.steps import step_solution
 from matchmeter.tasks.oracle import stage_oracle
 
 if TYPE_CHECKING:
     from matchmeter.runner.agents.session import AgentSession
     from matchmeter.schema import Configuration, TaskSpec
+
+
+def _tar(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in sorted(folder.rglob("*")):
+            tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buffer.getvalue()
 
 
 class OracleAgent:
@@ -22,12 +34,23 @@ class OracleAgent:
 
     def setup(self, session: AgentSession) -> None:
         # The solution travels through the logs dir, never the tests dir, so "tests absent during the
-        # agent phase" stays checkable for every agent.
+        # agent phase" stays checkable for every agent. A multi-step task's oracle is staged per step (run).
+        if self.task.steps:
+            return
         with tempfile.TemporaryDirectory(prefix="mm-oracle-") as tmp:
             solution = Path(tmp) / "solution"
             stage_oracle(self.task, solution)
             session.sandbox.upload(solution, f"{session.logs_dir}/.oracle")
 
     def run(self, description: str, session: AgentSession) -> None:
+        if self.task.steps:  # the step's own steps/<name>/solution/solve.sh, as Harbor's oracle runs it
+            assert session.step is not None
+            # After the first step's verifier the logs dir is the verifier's alone (sandbox.restart), and only
+            # the shared dirs take uploads: the step's solution travels inside the command, unpacked into a
+            # temporary directory of the sandbox's own.
+            packed = base64.b64encode(_tar(step_solution(self.task, session.step))).decode()
+            session.execute(f'd=$(mktemp -d) && echo {packed} | base64 -d | tar -xzf - -C "$d" && bash "$d/solve.sh"; '
+                            'rc=$?; rm -rf "$d"; exit $rc', timeout_s=session.task.timeouts.agent_s)
+            return
         session.execute(f'bash "{session.logs_dir}/.oracle/solve.sh"; rc=$?; rm -rf "{session.logs_dir}/.oracle"; exit $rc',
                         timeout_s=session.task.timeouts.agent_s)

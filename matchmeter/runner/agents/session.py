@@ -16,7 +16,7 @@ from matchmeter.runner.transport import wrap_command
 from matchmeter.schema import Budgets, Configuration, ModelCall, Step, TaskSpec, Trajectory, utcnow
 
 if TYPE_CHECKING:
-    from matchmeter.llm.gateway import GatewaySession
+    from matchmeter.llm.gateway_session import GatewaySession
 
 OUTPUT_LIMIT_BYTES = 16_000
 AGENT_OUTPUT_LIMIT_BYTES = 64_000  # a CLI's own stdout/stderr kept for the execution dir (head + tail)
@@ -67,13 +67,16 @@ class AgentSession:
     env: dict[str, str] = field(default_factory=dict)
     tests_dir: str = "/tests"  # in-sandbox paths, resolved by the runner from $MM_TESTS / $MM_LOGS
     logs_dir: str = "/logs"
-    api_base: str | None = None  # model endpoint for this execution (sim models); overrides agent options
     trajectory: Trajectory = field(default_factory=Trajectory)
     limit_s: float | None = None  # the agent phase's wall-clock limit (min of budget and timeout), for messages
-    gateway: GatewayAccess | None = None  # the metered door to the model; None = agents call their model directly
+    gateway: GatewayAccess | None = None  # the metered door to the model, the only one (the trial opens it)
     agent_output: str = ""  # a CLI's own output (bounded), kept in the execution dir by the trial
+    step: str | None = None  # the step of a multi-step task this agent phase is for (runner/steps.py)
 
     def keep_agent_output(self, text: str) -> None:
+        """Keep a CLI's output (bounded); a multi-step execution's steps each add theirs under a header."""
+        if self.step is not None:
+            text = f"{self.agent_output}===== step {self.step} =====\n{text}\n"
         self.agent_output = truncate_output(text, AGENT_OUTPUT_LIMIT_BYTES)[0]
 
     def remaining_s(self) -> float:
@@ -117,6 +120,8 @@ class AgentSession:
 
     def record_model_call(self, call: ModelCall) -> None:
         """Account one model call; its tokens and cost count against the budgets at once."""
+        if call.step is None and self.step is not None:
+            call = call.model_copy(update={"step": self.step})
         self.trajectory.model_calls.append(call)
         if call.reported_model and call.reported_model not in self.trajectory.reported_models:
             self.trajectory.reported_models.append(call.reported_model)

@@ -9,13 +9,15 @@ A sandbox is one isolated workspace for one trial. Layout seen from inside every
 Commands run with `bash -c` in $MM_APP as an unprivileged user, with an allow-listed environment.
 Processes started in the background by one exec (a service on a port) stay alive for later execs of
 the same sandbox until restart(), halt() or destroy(). restart() is how the runner ends the agent
-phase: every process gone, then the same workspace with fresh /tmp, $MM_TESTS and $MM_LOGS.
+phase: every process gone, then the same workspace with fresh /tmp, $MM_TESTS and $MM_LOGS. Each trial step
+that runs back to back in the sandbox is one call (restart + the "after" snapshot; halt + the verdict reads),
+because on Docker every exec is an engine round trip that costs it ~30 ms of CPU.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple, Protocol, runtime_checkable
 
@@ -30,6 +32,20 @@ class ExecResult(NamedTuple):
     exit_code: int
     duration_s: float
     timed_out: bool
+
+
+class FileRead(NamedTuple):
+    """An in-sandbox file as the harness read it (links never followed)."""
+
+    kind: str | None  # as Sandbox.file_kind: "file", "dir", "link", "fifo", "other", or None when nothing is there
+    text: str | None  # at most the read's limit of a regular file's bytes, decoded; None unless kind is "file"
+
+
+class Restarted(NamedTuple):
+    """What restart() found and made, asked in the same step so it costs no engine round trip of its own."""
+
+    planted: list[str]  # the first few names $MM_TESTS held before it was made anew (the agent wrote there)
+    after: dict[str, str]  # snapshot() of the paths restart was given, taken after every agent process was gone
 
 
 class SandboxCapabilities(BaseModel):
@@ -77,6 +93,11 @@ class SandboxRequest(BaseModel):
     cli_install: CliInstall | None = Field(
         None, description="Run in the task image's CLI layer with this CLI installed (docker, and bwrap when an "
         "engine answers); the sandbox's `cli_executable` is then its in-image path.")
+    verifier_root: bool = Field(
+        False, description="The verifier phase runs as root in a writable copy of the root filesystem, discarded "
+        "with the sandbox (a Harbor-format task: its test.sh may install packages, as in Harbor's container). "
+        "docker's verifier is the container's root anyway; bwrap as root gives it uid 0 in a user namespace over an "
+        "overlay (rootphase.py); the agent phase never has either.")
     gateway_socket: Path | None = Field(
         None,
         description="Host path of the model gateway's Unix socket; backends bind it at "
@@ -94,7 +115,11 @@ class Sandbox(Protocol):
 
     capabilities: SandboxCapabilities
     app_dir: str  # the workspace path as seen inside the sandbox
+    layout: dict[str, str]  # "app", "tests", "logs": the values of $MM_APP, $MM_TESTS and $MM_LOGS inside
     cli_executable: str | None  # the requested CLI's in-image executable (SandboxRequest.cli_install), else None
+    # The sandbox ended while no one asked (the agent's commands killed what holds it up): a SandboxError then is
+    # the agent's failure, not the machine's. False where the agent cannot end it (a container's root init).
+    lost: bool
 
     def exec(self, command: str, timeout_s: float, env: dict[str, str] | None = None, *,
              as_verifier: bool = False) -> ExecResult:
@@ -132,13 +157,16 @@ class Sandbox(Protocol):
         a device, or a path under a link or non-directory); None when nothing is there."""
         ...
 
-    def restart(self) -> None:
+    def restart(self, snapshot: Sequence[str] = ()) -> Restarted:
         """Kill every process in the sandbox (proven gone), then start it again on the same workspace
-        with fresh /tmp, $MM_TESTS and $MM_LOGS. Raises SandboxError."""
+        with fresh /tmp, $MM_TESTS and $MM_LOGS; what $MM_TESTS held before, and a snapshot of `snapshot`
+        taken with no agent process alive, come back with it. Raises SandboxError."""
         ...
 
-    def halt(self) -> None:
-        """Kill every process in the sandbox; files stay readable through read_text/download."""
+    def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
+        """Kill every process in the sandbox; files stay readable through read_text/download. Then each path of
+        `read` is read as file_kind and read_text would (at most `limit` bytes), with nothing left running that
+        could change it: the verdict files, in the step that ends the verifier."""
         ...
 
     def destroy(self) -> None:

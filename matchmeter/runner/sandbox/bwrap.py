@@ -30,6 +30,7 @@ shows no host paths.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -38,6 +39,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,8 @@ from matchmeter.errors import SandboxError, UserError
 from matchmeter.runner.sandbox import (
     BackendClass,
     ExecResult,
+    FileRead,
+    Restarted,
     SandboxCapabilities,
     SandboxRequest,
     baseimage,
@@ -52,6 +56,7 @@ from matchmeter.runner.sandbox import (
     netns,
     policy,
     rootfs,
+    rootphase,
 )
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 from matchmeter.schema import TaskSpec
@@ -82,9 +87,11 @@ def _privileged() -> bool:
     return os.geteuid() == 0
 
 
-def _root_args(root: Path, binds: list[Path]) -> list[str]:
+def _root_args(root: Path, binds: list[Path], writable_at: Path | None = None) -> list[str]:
     """The rootfs's top-level entries, read-only, over a tmpfs root (a ro `/` bind forbids new mount points);
-    a top-level dir that must hold a read-only bind (a venv under /root) becomes an empty tmpfs instead."""
+    a top-level dir that must hold a read-only bind (a venv under /root) becomes an empty tmpfs instead.
+    writable_at: bind each entry writable from there instead (the root verifier's overlay, whose mount only
+    bwrap's namespace sees: the names come from `root`, its lower layer)."""
     tops = {b.parts[1] for b in binds if len(b.parts) > 1} - {"tmp"}  # /tmp is the sandbox's own tmpfs anyway
     clash = tops & SYSTEM_DIRS
     if clash:
@@ -95,6 +102,8 @@ def _root_args(root: Path, binds: list[Path]) -> list[str]:
             continue
         if entry.is_symlink():
             args += ["--symlink", str(entry.readlink()), f"/{entry.name}"]
+        elif writable_at is not None:
+            args += ["--bind", str(writable_at / entry.name), f"/{entry.name}"]
         else:
             args += ["--ro-bind", str(entry), f"/{entry.name}"]
     for top in sorted(tops):
@@ -189,6 +198,10 @@ class BwrapSandbox(policy.HostMountedFiles):
         self.lost = False  # the namespace died while no one asked (the agent killed it)
         self._network = request.network or request.environment.network
         self._slirp: netns.Slirp | None = None
+        # A Harbor-format task's verifier phase: ns root over a writable overlay (rootphase.py); as a normal user
+        # there is one identity and one read-only root, as for every other task.
+        self.verifier_root = request.verifier_root and _privileged()
+        self._overlay: rootphase.Overlay | None = None  # set by the restart into that phase
         for d in self.dirs[1:]:
             self._own(d)
         _seed_workspace(root / policy.APP_DIR.lstrip("/"), self.dirs.app, self.uid if _privileged() else None)
@@ -199,14 +212,17 @@ class BwrapSandbox(policy.HostMountedFiles):
 
     def _identity_files(self) -> dict[str, bytes]:
         """/etc/passwd and /etc/group of the rootfs plus an `agent` entry for the sandbox uid (git, ssh and
-        python's getpass want a name for the uid they run as)."""
+        python's getpass want a name for the uid they run as); in the root verifier's phase the agent is
+        AGENT_NS_UID, named only where the image has no such entry (as docker does), and the verifier is root."""
         files = {}
-        v = self.verifier_uid
-        users = f"agent:x:{self.uid}:{self.uid}:matchmeter agent:/tmp:/bin/bash\n" + (
-            f"verifier:x:{v}:{v}:matchmeter verifier:/tmp:/bin/bash\n" if v != self.uid else "")
-        groups = f"agent:x:{self.uid}:\n" + (f"verifier:x:{v}:\n" if v != self.uid else "")
+        v, a = self.verifier_uid, (rootphase.AGENT_NS_UID if self._overlay is not None else self.uid)
+        users = f"agent:x:{a}:{a}:matchmeter agent:/tmp:/bin/bash\n" + (
+            f"verifier:x:{v}:{v}:matchmeter verifier:/tmp:/bin/bash\n" if v != self.uid and self._overlay is None else "")
+        groups = f"agent:x:{a}:\n" + (f"verifier:x:{v}:\n" if v != self.uid and self._overlay is None else "")
         for name, line in (("passwd", users), ("group", groups)):
             base = (self.root / "etc" / name).read_text()
+            if self._overlay is not None and any(row.split(":")[2:3] == [str(a)] for row in base.splitlines()):
+                line = ""
             files[f"/etc/{name}"] = (base if base.endswith("\n") else base + "\n").encode() + line.encode()
         if self._network:
             files["/etc/resolv.conf"] = netns.RESOLV_CONF
@@ -216,20 +232,29 @@ class BwrapSandbox(policy.HostMountedFiles):
         # A network namespace of its own even for a network-on task: slirp4netns connects it (netns.py), so the
         # host's loopback services stay out of reach.
         namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]
+        overlay = self._overlay
+        # The CLI's host venv and the gateway's socket stay after the restart into the root verifier's overlay: a
+        # multi-step task's later agent phases run there (as in Harbor, in the container its verifier ran in as
+        # root), and its CLI reaches its model only through the socket. The verifier holds no gateway token, and
+        # the trial refuses every call between agent phases (gateway_link.settle_step).
+        binds = self.request.readonly_binds
+        gateway = self.request.gateway_socket
         return [
-            *_root_args(self.root, self.request.readonly_binds),
-            *DEV_ARGS, "--proc", "/proc", "--tmpfs", "/run",
+            *(_root_args(self.root, binds) if overlay is None else _root_args(overlay.lower, binds, overlay.merged)),
+            *DEV_ARGS, *(overlay.dev_args() if overlay is not None else []), "--proc", "/proc", "--tmpfs", "/run",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/var/tmp",
-            *_bind_args(self.request.readonly_binds),
+            *_bind_args(binds),
             "--bind", str(self.dirs.app), policy.APP_DIR,
             "--bind", str(self.dirs.tests), policy.TESTS_DIR,
             "--bind", str(self.dirs.logs), policy.LOGS_DIR,
             *[arg for dest, fd in data_fds.items() for arg in ("--perms", "0644", "--ro-bind-data", str(fd), dest)],
             # The model gateway's socket: with no network, the sandbox's only way out (egress_forwarder.py).
             *(["--perms", "0755", "--dir", str(Path(IN_SANDBOX_SOCKET).parent),
-               "--bind", str(self.request.gateway_socket), IN_SANDBOX_SOCKET] if self.request.gateway_socket else []),
+               "--bind", str(gateway), IN_SANDBOX_SOCKET] if gateway else []),
             "--remount-ro", "/",
+            # ns root's holder is pid 1 itself (no bwrap reaper whose capabilities a traced execve would regain)
+            *(["--as-pid-1"] if overlay is not None else []),
             *namespaces, "--die-with-parent", "--new-session", "--chdir", policy.APP_DIR,
             "--info-fd", str(info_fd),
         ]  # fmt: skip
@@ -239,41 +264,60 @@ class BwrapSandbox(policy.HostMountedFiles):
         lifeline_r, self._lifeline_w = os.pipe()
         args_r, args_w = os.pipe()
         data_fds: dict[str, int] = {}
+        userns: rootphase.UserNamespace | None = None
+        launch: list[str] = []
         for dest, content in self._identity_files().items():  # small: fits a pipe buffer, written up front
+            if self._overlay is not None:  # writable, like the rest of the verifier's root
+                self._overlay.put(dest, content)
+                continue
             data_r, data_w = os.pipe()
             os.write(data_w, content)
             os.close(data_w)
             data_fds[dest] = data_r
         payload = b"".join(a.encode() + b"\0" for a in self._argv(info_w, data_fds))
         holder = ["bash", "-c", f"read -r _ <&{lifeline_r}"]  # bash: dash takes one-digit fds only
+        if self._overlay is not None:  # bwrap runs as ns root, in the mount namespace that holds the overlay
+            holder = [*rootphase.HOLDER_DROP, *holder]
+            userns = rootphase.UserNamespace(self.uid)
+            launch = [_host_tool("nsenter"), f"--target={userns.pid}", "--user", "--", *self._overlay.mount_argv()]
         try:
             self._init = subprocess.Popen(
-                ["bwrap", "--args", str(args_r), *holder], pass_fds=(info_w, lifeline_r, args_r, *data_fds.values()),
+                [*launch, "bwrap", "--args", str(args_r), *holder], pass_fds=(info_w, lifeline_r, args_r, *data_fds.values()),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                 env=dict(policy.SANDBOX_ENV),  # bwrap's pid 1 keeps this environ: never the harness's keys
             )
             with os.fdopen(args_w, "wb") as fh:
                 fh.write(payload)
+        except BaseException:
+            if userns is not None:
+                userns.release()
+            raise
         finally:
             for fd in (info_w, lifeline_r, args_r, *data_fds.values()):
                 os.close(fd)
         with os.fdopen(info_r, "rb") as info:
             raw = info.read()  # EOF once bwrap has set up the namespaces (or died)
+        if userns is not None:
+            userns.release()  # bwrap's processes hold the namespace from now on
         if not raw:
             err = self._init.stderr.read().decode(errors="replace") if self._init.stderr else ""
             raise SandboxError(f"bwrap failed to start: {err.strip()[:300]}")
-        self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]))
+        self._target_pid = self._wait_for_holder(int(json.loads(raw)["child-pid"]), as_pid_1=self._overlay is not None)
         self._pidns = Path(f"/proc/{self._target_pid}/ns/pid").stat().st_ino
         if self._network:
-            self._slirp = netns.Slirp(self._target_pid, user_namespace=not _privileged())
+            self._slirp = netns.Slirp(self._target_pid, user_namespace=not _privileged() or self._overlay is not None)
 
-    def _wait_for_holder(self, ns_init: int) -> int:
-        """Host pid of the holder shell (pid 2 inside); nsenter takes its root and cwd (/app)."""
+    def _wait_for_holder(self, ns_init: int, as_pid_1: bool = False) -> int:
+        """Host pid of the holder shell (pid 2 inside; pid 1 when bwrap runs it as pid 1, once it is bash); nsenter
+        takes its root and cwd (/app)."""
         deadline = time.monotonic() + START_TIMEOUT_S
         children = Path(f"/proc/{ns_init}/task/{ns_init}/children")
         while time.monotonic() < deadline:
             try:
-                pids = children.read_text().split()
+                if as_pid_1:
+                    pids = [str(ns_init)] if Path(f"/proc/{ns_init}/comm").read_text().strip() == "bash" else []
+                else:
+                    pids = children.read_text().split()
                 if pids and str(Path(f"/proc/{pids[0]}/cwd").readlink()) == policy.APP_DIR:
                     return int(pids[0])
             except OSError:
@@ -286,8 +330,19 @@ class BwrapSandbox(policy.HostMountedFiles):
     def _exec_prefix(self, as_verifier: bool = False) -> list[str]:
         # Host-side prlimit: the limits are inherited through nsenter and setpriv by everything the exec starts.
         # Host tools by absolute path: the exec's PATH is the image's, which names in-sandbox dirs.
-        prefix = [_host_tool("prlimit"), f"--nproc={NPROC_LIMIT if _privileged() else 4096}", f"--fsize={FSIZE_LIMIT}", "--",
+        nproc = NPROC_LIMIT if _privileged() else 4096
+        if self._overlay is not None:
+            nproc = rootphase.NPROC_LIMIT
+        prefix = [_host_tool("prlimit"), f"--nproc={nproc}", f"--fsize={FSIZE_LIMIT}", "--",
                   _host_tool("nsenter"), f"--target={self._target_pid}", *NSENTER_NAMESPACES, "--root", "--wd"]
+        if self._overlay is not None:  # joining the user namespace makes the exec ns root; the agent drops from it
+            prefix = [*prefix[:-2], "--user", *prefix[-2:], "--", "setpriv"]
+            if as_verifier:
+                caps = "-all," + ",".join(f"+{c}" for c in rootphase.ROOT_CAPS)
+                return [*prefix, f"--bounding-set={caps}", "--inh-caps=-all", "--no-new-privs"]
+            a = rootphase.AGENT_NS_UID
+            return [*prefix, f"--reuid={a}", f"--regid={a}", "--clear-groups", "--bounding-set=-all", "--inh-caps=-all",
+                    "--no-new-privs"]
         if not _privileged():
             # The user namespace is ours: joining it first grants the rest, as our own uid.
             return [*prefix, "--user", "--preserve-credentials", "--",
@@ -310,7 +365,9 @@ class BwrapSandbox(policy.HostMountedFiles):
                 self.lost = True
             raise SandboxError("bwrap sandbox is not running")
         full_env = policy.sandbox_env(self.layout, self.request.env, env, self.base_env)
-        if as_verifier:
+        if as_verifier and self._overlay is not None:
+            full_env.update(policy.verifier_env(rootphase.AGENT_NS_UID, 0))
+        elif as_verifier:
             full_env.update(policy.verifier_env(self.uid, self.verifier_uid))
         with policy.destroyed_on_interrupt(self):
             return policy.run_with_deadline([*self._exec_prefix(as_verifier), "bash", "-c", command], timeout_s,
@@ -319,8 +376,13 @@ class BwrapSandbox(policy.HostMountedFiles):
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
 
-    def halt(self) -> None:
-        """Kill the namespace: its pid 1 dies, the kernel kills the rest; wait until none is left."""
+    def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
+        """Kill the namespace: its pid 1 dies, the kernel kills the rest; wait until none is left. Then read `read`
+        from the host side."""
+        self._kill_namespace()
+        return self.read_files(read, limit)
+
+    def _kill_namespace(self) -> None:
         if self._init is not None and self._init.poll() is None:
             policy.kill_group(self._init.pid)
             self._init.wait(timeout=10)
@@ -342,24 +404,31 @@ class BwrapSandbox(policy.HostMountedFiles):
             if alive:
                 raise SandboxError(f"{len(alive)} sandbox processes survived the kill")
 
-    def restart(self) -> None:
+    def restart(self, snapshot: Sequence[str] = ()) -> Restarted:
         with self._lifecycle:
             if self._destroyed:  # destroyed under the trial (Ctrl-C): never recreate dirs it already removed
                 raise SandboxError("bwrap sandbox was destroyed")
+            self._kill_namespace()  # before the listing: nothing of the agent's can add to the tests dir after it
+            planted = self.planted_tests()
             self._restart()
+        return Restarted(planted, self.snapshot(list(snapshot)) if snapshot else {})
 
     def _restart(self) -> None:
         """The agent phase is over: fresh tests and logs dirs that belong to the verifier's uid alone (0700), and
-        uploads (the tests) from now on too."""
-        self.halt()
+        uploads (the tests) from now on too. A root verifier (verifier_root) gets a fresh overlay whose upper dir
+        the agent never had (rootphase.py)."""
+        self._kill_namespace()
+        owner = rootphase.ROOT_BASE if self.verifier_root else self.verifier_uid
         for name in ("tests", "logs"):
             path = getattr(self.dirs, name)
             shutil.rmtree(path, ignore_errors=True)  # symlink-safe: never follows a planted link
             path.mkdir(mode=0o700)
             if _privileged():
-                os.chown(path, self.verifier_uid, self.verifier_uid)
+                os.chown(path, owner, owner)
         if _privileged():
-            self.upload_owner = self.verifier_uid
+            self.upload_owner = owner
+        if self.verifier_root:
+            self._overlay = rootphase.Overlay(self.dirs.root, rootphase.shifted_rootfs(self.root))
         self.start()
 
     def destroy(self) -> None:
@@ -368,7 +437,7 @@ class BwrapSandbox(policy.HostMountedFiles):
                 return
             self._destroyed = True
             try:
-                self.halt()
+                self._kill_namespace()
             except Exception:  # noqa: BLE001 - destroy never raises; the dirs below still go
                 pass
             shutil.rmtree(self.dirs.root, ignore_errors=True)
@@ -390,13 +459,7 @@ class BwrapBackend:
                               ("prlimit", "util-linux")):
             if shutil.which(tool) is None:
                 raise UserError(f"{tool} is not installed", "--backend bwrap", f"apt-get install {package}, or use --backend docker")
-        probe = subprocess.run(_probe_argv(), capture_output=True, text=True, timeout=20)
-        if probe.returncode != 0:
-            raise UserError(
-                f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}",
-                "--backend bwrap",
-                "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or use --backend docker",
-            )
+        _namespaces_work()
         self.root_dir()
 
     def root_dir(self) -> Path:
@@ -409,11 +472,7 @@ class BwrapBackend:
     def builds_images(self) -> bool:
         """Whether a local Docker engine answers (task images and CLI layers are built with it)."""
         if self._engine_answers is None:
-            try:
-                baseimage.docker_client().close()
-                self._engine_answers = True
-            except UserError:
-                self._engine_answers = False
+            self._engine_answers = _engine_answers(os.environ.get("DOCKER_HOST", ""))
         return self._engine_answers
 
     def needs_engine_for(self, task: TaskSpec) -> bool:
@@ -478,6 +537,29 @@ class BwrapBackend:
             sandbox.destroy()
             raise
         return sandbox
+
+
+@functools.cache
+def _namespaces_work() -> None:
+    """bwrap can make its namespaces here (UserError with the fix otherwise); asked once per process (issue 35)."""
+    probe = subprocess.run(_probe_argv(), capture_output=True, text=True, timeout=20)
+    if probe.returncode != 0:
+        raise UserError(
+            f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}",
+            "--backend bwrap",
+            "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), or use --backend docker",
+        )
+
+
+@functools.cache
+def _engine_answers(docker_host: str) -> bool:
+    """Whether the Docker engine at `docker_host` ($DOCKER_HOST, which docker.from_env reads) answers, asked once
+    per process and engine."""
+    try:
+        baseimage.docker_client().close()
+    except UserError:
+        return False
+    return True
 
 
 _BACKEND_CLASS: BackendClass = BwrapBackend  # mypy --strict proves the class is a SandboxBackend

@@ -10,20 +10,27 @@ process group) and outside by a watchdog that removes the container, so a stalle
 block an exec forever.
 
 Commands run as the unprivileged AGENT_UID; only the runner's own bookkeeping (dirs, the kill of the
-agent's processes, reading the verdict) runs as root. restart() kills the container (no process of the
-agent survives its pid namespace) and starts it again: /tmp, /var/tmp and /run/lock are tmpfs mounts and come
-back empty, as do /dev/shm and /dev/mqueue (the engine's, per start); /tests and /logs are recreated empty. A pids limit bounds fork bombs; exec output and archives are capped.
+agent's processes, reading the verdict) runs as root. restart() ends the agent phase in one exec: every process
+but the container's init and its sleep is killed until none is left, the dirs a new start would bring back empty
+(/tmp, /var/tmp and /run/lock, tmpfs mounts; the engine's /dev/shm and /dev/mqueue) are emptied and System V IPC
+removed, /tests and /logs are recreated empty, no process of the agent's uid is left (checked), and the "after"
+snapshot is taken. Where that cannot be proven, the container is killed (no process of the agent survives its pid
+namespace) and started again, as every restart did before (issue 35: kill + start was ~15% of a trial). A pids
+limit bounds fork bombs; exec output and archives are capped.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import io
+import os
 import posixpath
 import secrets
 import tarfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +38,15 @@ from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import (
     BackendClass,
     ExecResult,
+    FileRead,
+    Restarted,
     SandboxCapabilities,
     SandboxRequest,
     baseimage,
     clilayer,
+    imagelayers,
     policy,
+    workspace_check,
 )
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET
 from matchmeter.schema import TaskSpec
@@ -65,18 +76,43 @@ FRESH_DIRS = (f"rm -rf {policy.TESTS_DIR} {policy.LOGS_DIR} && mkdir -p {policy.
 PREPARE = (f"{FRESH_DIRS} && mkdir -p {policy.APP_DIR} && chown -R {AGENT_UID}:{AGENT_UID} {policy.APP_DIR} && "
            f"(getent passwd {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:{AGENT_UID}:agent:/tmp:/bin/bash' >> /etc/passwd) && "
            f"(getent group {AGENT_UID} >/dev/null || echo 'agent:x:{AGENT_UID}:' >> /etc/group)")
-KILL_AGENT = (f"for i in $(seq 200); do pkill -KILL -u {AGENT_UID} || break; sleep 0.01; done; "
+# Up to ~5 s: after an in-place restart the agent's killed processes are zombies until init reaps them, and pgrep
+# counts zombies (seen under load).
+KILL_AGENT = (f"for i in $(seq 500); do pkill -KILL -u {AGENT_UID} || break; sleep 0.01; done; "
               f"! pgrep -u {AGENT_UID} >/dev/null")
 # After the restart /tests and /logs belong to the verifier (the container's root) alone.
 VERIFIER_DIRS = f"chown 0:0 {policy.TESTS_DIR} {policy.LOGS_DIR} && chmod 0700 {policy.TESTS_DIR} {policy.LOGS_DIR}"
 # halt(): every process but the container's init (1), its `sleep infinity` (root's, child of 1) and this shell,
 # whatever its uid (the verifier's own included), until none is left running (zombies run nothing).
-KILL_ALL = ('keep() { [ "$1" = 1 ] || [ "$1" = $$ ] || { [ "$(stat -c %u /proc/$1 2>/dev/null)" = 0 ] && '
-            '[ "$(cut -d" " -f4 /proc/$1/stat 2>/dev/null)" = 1 ] && '
-            '[ "$(tr "\\0" " " < /proc/$1/cmdline 2>/dev/null)" = "sleep infinity " ]; }; }; '
-            'for i in $(seq 200); do left=0; for d in /proc/[0-9]*; do p=${d#/proc/}; keep $p && continue; '
-            '[ "$(cut -d" " -f3 $d/stat 2>/dev/null)" = Z ] && continue; [ -e $d/stat ] || continue; '
-            'left=1; kill -KILL $p 2>/dev/null; done; [ $left = 0 ] && exit 0; sleep 0.01; done; exit 1')
+# A process's state and parent are read after the last ") " of /proc/PID/stat: its name (in parentheses) may hold
+# spaces, and a name like "x Z y" made field 3 read "Z", so a live process passed for a zombie and was left running.
+KILL_ALL_FN = ('keep() { [ "$1" = 1 ] || [ "$1" = $$ ] || { [ "$(stat -c %u /proc/$1 2>/dev/null)" = 0 ] && '
+               'read -r f < /proc/$1/stat 2>/dev/null && f=${f##*") "} && f=${f#* } && [ "${f%% *}" = 1 ] && '
+               '[ "$(tr "\\0" " " < /proc/$1/cmdline 2>/dev/null)" = "sleep infinity " ]; }; }; '
+               'kill_all() { for i in $(seq 200); do left=0; for d in /proc/[0-9]*; do p=${d#/proc/}; keep $p && continue; '
+               'read -r f < $d/stat 2>/dev/null || continue; f=${f##*") "}; [ "${f%% *}" = Z ] && continue; '
+               'left=1; kill -KILL $p 2>/dev/null; done; [ $left = 0 ] && return 0; sleep 0.01; done; return 1; }; ')
+KILL_ALL = KILL_ALL_FN + "kill_all"
+# The clean state without a container restart (restart() falls back to one when this cannot prove it): with every
+# process but init and its sleep gone, the dirs the agent's uid may write outside the workspace are emptied, which
+# is what a new start gives them (TMPFS, and the engine's /dev/shm and /dev/mqueue), and so is the IPC namespace's
+# System V state. Root removes anything the agent made there (it has no capabilities: no mount, no immutable bit).
+SCRUB_DIRS = (*TMPFS, "/dev/shm", "/dev/mqueue")
+SCRUB = ("for d in " + " ".join(SCRUB_DIRS) + "; do [ -d $d ] && [ ! -L $d ] && "
+         "find $d -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + ; done; "
+         "ipcrm --all 2>/dev/null; for d in " + " ".join(SCRUB_DIRS) + "; do "
+         "[ -z \"$(find $d -mindepth 1 -maxdepth 1 2>/dev/null | head -1)\" ] || exit 1; done; "
+         # no System V object left (ipcrm missing, or one it could not remove): then the container restarts
+         "for f in shm msg sem; do [ ! -e /proc/sysvipc/$f ] || [ $(wc -l < /proc/sysvipc/$f) -le 1 ] || exit 1; done")
+# "$1" is a nonce the trial's own reads are framed with: the agent never sees it.
+LIST_TESTS = f'echo "$1 planted"; ls -A {policy.TESTS_DIR} 2>/dev/null | head -5'
+# halt()'s reads, as root with the image's own tools once nothing runs: one line "$1 <index> <kind> <base64>" per
+# path of "$@" after the nonce; kind as file_kind (a path whose canonical form differs from itself lies under a link).
+READ_FILES = ('n="$1"; shift; i=0; for p in "$@"; do if [ -L "$p" ]; then k=link; elif [ ! -e "$p" ]; then k=none; '
+              'elif [ "$(readlink -f -- "$p")" != "$p" ]; then k=other; elif [ -f "$p" ]; then k=file; '
+              'elif [ -d "$p" ]; then k=dir; elif [ -p "$p" ]; then k=fifo; else k=other; fi; '
+              'if [ $k = file ]; then b=$(head -c "$MM_READ_LIMIT" -- "$p" | base64 -w0); else b=-; fi; '
+              'echo "$n $i $k $b"; i=$((i+1)); done')
 
 
 class DockerSandbox:
@@ -87,6 +123,7 @@ class DockerSandbox:
 
     def __init__(self, client: Any, request: SandboxRequest) -> None:
         self.cli_executable: str | None = None  # the CLI adapter's in-image executable (clilayer.py), if any
+        self.lost = False  # the agent (not root) cannot stop the container's init
         self.base_env = dict(policy.SANDBOX_ENV)  # under the image's ENV once started
         self.client = client
         self.api = client.api
@@ -99,17 +136,19 @@ class DockerSandbox:
         self._stalled = False
         self.upload_owner = AGENT_UID  # root (the verifier) after the restart
 
-    def start(self, image: str) -> None:
+    def start(self, image: str, image_env: dict[str, str]) -> None:
+        """Create and start the container from `image` (whose ENV is `image_env`), then make the sandbox dirs."""
         import docker
+        from docker.models.containers import Container
 
-        self.base_env = baseimage.sandbox_base_env(baseimage.image_env(self.client, image))
+        self.base_env = baseimage.sandbox_base_env(image_env)
         spec = self.request.environment
         network = self.request.network or spec.network
         try:
-            self.container = self.client.containers.run(
-                image, ["sleep", "infinity"], name=self.name, detach=True, init=True, working_dir=policy.APP_DIR,
-                labels={policy.LABEL_KEY: policy.LABEL_VALUE, policy.LABEL_RUN: self.request.label},
-                network_mode="bridge" if network else "none", tmpfs=TMPFS, pids_limit=PIDS_LIMIT,
+            # The low-level calls: the SDK's containers.run reads the container back after starting it, one more
+            # engine round trip per trial that nothing here uses.
+            host_config = self.api.create_host_config(
+                init=True, network_mode="bridge" if network else "none", tmpfs=TMPFS, pids_limit=PIDS_LIMIT,
                 # The workspace is an anonymous volume (removed with the container): unlike the image's
                 # overlay it updates atime, so the decoy probe's read signal works here as under bwrap.
                 mounts=[docker.types.Mount(target=policy.APP_DIR, source=None, type="volume"), *self._gateway_mounts()],
@@ -118,7 +157,17 @@ class DockerSandbox:
                 # the verifier (root here) reads the agent's /proc/PID/cwd and fd (policy.VERIFIER_CAPS); the agent's
                 # uid has no capabilities at all
                 cap_add=["SYS_PTRACE"],
+                # and cannot gain any through a setuid binary of the image: the in-place restart proves the
+                # agent gone by uid, which a setuid-root process of the agent's would escape
+                security_opt=["no-new-privileges:true"],
             )
+            created = self.api.create_container(
+                image, ["sleep", "infinity"], name=self.name, detach=True, working_dir=policy.APP_DIR,
+                labels={policy.LABEL_KEY: policy.LABEL_VALUE, policy.LABEL_RUN: self.request.label},
+                host_config=host_config)
+            self.container = Container(attrs={"Id": created["Id"]}, client=self.client,
+                                       collection=self.client.containers)
+            self.api.start(created["Id"])
         except Exception as exc:  # noqa: BLE001 - every engine failure here means no sandbox
             raise SandboxError(f"cannot start a container from {image}: {exc}") from exc
         self._prepare()
@@ -137,8 +186,20 @@ class DockerSandbox:
         if setup[1] != 0:
             raise SandboxError(f"cannot create the sandbox dirs: {setup[0][:200]!r}")
 
-    def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str], user: str = "root") -> tuple[str, int]:
-        """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it.
+    def workspace_differences(self, expected: workspace_check.Listing) -> list[str]:
+        """How the container's /app differs from the image's (workspace_check.py); no exec when the image's is
+        empty, as for every task that only starts FROM the base: the engine then copied nothing."""
+        if not expected:
+            return []
+        listing, code = self._raw_exec(["bash", "-c", workspace_check.LIST_APP], 30.0, {})
+        if code != 0:
+            raise SandboxError(f"cannot list the sandbox's {policy.APP_DIR}: {listing[:200]!r}")
+        return workspace_check.differences(expected, listing)
+
+    def _raw_exec(self, argv: list[str], timeout_s: float, env: dict[str, str], user: str = "0:0") -> tuple[str, int]:
+        """Run argv in the container and wait; output is stdout+stderr as the engine multiplexed it. Root is named
+        by number: a name makes the engine look it up in the container's /etc/passwd, which failed once under load
+        ("unable to find user root") and failed a trial's halt.
 
         docker-py reads exec streams with no socket timeout, so a watchdog removes the container if
         the engine has not answered ENGINE_SLACK_S after the command's own deadline.
@@ -277,27 +338,53 @@ class DockerSandbox:
             raise SandboxError(f"cannot tell what {path} is: {output[:200]!r}")
         return None if kind == "none" else kind
 
-    def halt(self) -> None:
-        output, code = self._raw_exec(["bash", "-c", KILL_ALL], 60.0, {})
+    def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
+        """One exec: kill every process, then read `read` (nothing runs that could change them)."""
+        nonce = secrets.token_hex(8)
+        paths = [self._abs(p) for p in read]
+        script = f'{KILL_ALL_FN} kill_all || {{ echo "$1 survived"; exit 1; }}; {READ_FILES}'
+        output, code = self._raw_exec(["bash", "-c", script, "mm-halt", nonce, *paths], 60.0,
+                                      {"MM_READ_LIMIT": str(int(limit))})
         if code != 0:
             raise SandboxError(f"sandbox processes survived the kill: {output[:200]!r}")
+        return _parse_reads(output, nonce, list(read))
 
-    def restart(self) -> None:
-        """Kill the container (every process dies with its pid namespace), start it again: fresh tmpfs dirs."""
+    def restart(self, snapshot: Sequence[str] = ()) -> Restarted:
+        """End the agent phase in one exec where it can: kill every process but init and its sleep, empty the dirs a
+        new start would give back empty, list then remake /tests and /logs, prove no process of the agent's uid is
+        left, snapshot as the agent's uid. When any of that fails (a process that would not die, a container that
+        stopped or is dying of an OOM kill) the container is killed (every process dies with its pid namespace) and
+        started again, and what the first attempt listed of the tests dir is kept."""
         if self._destroyed or self.container is None:
             raise SandboxError("docker sandbox is not running")
+        nonce = secrets.token_hex(8)
+        after = (f'; echo "$1 snapshot"; {policy.snapshot_command(list(snapshot), as_uid=AGENT_UID)}; '
+                 f'rc=$?; echo; echo "$1 rc $rc"') if snapshot else ""
+        dirs = (f"{LIST_TESTS}; {FRESH_DIRS} && {VERIFIER_DIRS} || {{ echo 'cannot create the sandbox dirs'; exit 1; }}; "
+                f"{KILL_AGENT} || {{ echo 'processes of uid {AGENT_UID} survived the kill'; exit 1; }}{after}")
+        in_place = f"{KILL_ALL_FN} kill_all || exit 99; ( {SCRUB} ) || exit 99; {dirs}"
         try:
-            self._kill_if_running()
-            self.container.start()
-        except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
-            raise SandboxError(f"restarting the container failed: {exc}") from exc
-        # One exec (each costs the engine ~30 ms of CPU): fresh dirs, then proof that no process of the agent's uid is left.
+            output, code = self._raw_exec(["bash", "-c", in_place, "mm-restart", nonce], 60.0 + policy.SNAPSHOT_TIME_CAP_S, {})
+        except SandboxError:
+            if self._stalled:
+                raise
+            output, code = "", 99  # the container is not running (its init died): start it below
+        # What the tests dir held, if the first attempt got as far as listing it before it was remade.
+        planted = _sections(output, nonce).get("planted")
+        if code != 0:  # anything unproven (a process that would not die, a container dying of an OOM kill): restart
+            try:
+                self._kill_if_running()
+                self.container.start()
+            except Exception as exc:  # noqa: BLE001 - the engine failed us: an infra problem, not the agent's
+                raise SandboxError(f"restarting the container failed: {exc}") from exc
+            output, code = self._raw_exec(["bash", "-c", dirs, "mm-restart", nonce], 60.0 + policy.SNAPSHOT_TIME_CAP_S, {})
         self.upload_owner = 0
-        output, code = self._raw_exec(["bash", "-c", f"{FRESH_DIRS} && {VERIFIER_DIRS} || {{ echo 'cannot create the sandbox dirs'; exit 1; }}; "
-                                      f"{KILL_AGENT} || {{ echo 'processes of uid {AGENT_UID} survived the kill'; exit 1; }}"],
-                                      60.0, {})
         if code != 0:
             raise SandboxError(f"restarting the container: {output[:200]!r}")
+        restarted = _parse_restart(output, nonce, bool(snapshot))
+        if planted is not None:
+            restarted = restarted._replace(planted=[name for name in planted if name])
+        return restarted
 
     def _kill_if_running(self) -> None:
         """Kill the container unless it has already stopped: the agent may have ended it (its pid 1 OOM-killed by
@@ -334,6 +421,10 @@ class DockerBackend:
         self.console = console
         self.base_aliases = dict(base_aliases or {})
         self._client: Any = None
+        # (environment dir, Dockerfile, CLI) -> (image, its ENV): looked up once per run, not three engine
+        # requests per trial; a task image's tag names its content digest, so it cannot change under a run.
+        self._images: dict[tuple[str, str, str], tuple[str, dict[str, str], workspace_check.Listing]] = {}
+        self._images_lock = threading.Lock()
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -341,8 +432,11 @@ class DockerBackend:
         return self._client
 
     def preflight(self) -> None:
-        """Engine must answer (UserError with the fix); a missing base image is built here, once."""
-        baseimage.ensure_base_image(self._get_client(), console=self.console or _stderr_console())
+        """Engine must answer (UserError with the fix); a missing base image is built here, once per process."""
+        if self.console is not None:  # a caller's own console: told if the build happens, never cached
+            baseimage.ensure_base_image(self._get_client(), console=self.console)
+        else:
+            _base_image_ready(os.environ.get("DOCKER_HOST", ""))
 
     def builds_images(self) -> bool:
         return True  # preflight proved the engine answers
@@ -359,24 +453,92 @@ class DockerBackend:
         return baseimage.prune(label=label) + policy.prune_workspaces(label)
 
     def create(self, request: SandboxRequest) -> DockerSandbox:
+        image, env, app = self._image_of(request)
+        for _attempt in (1, 2):
+            sandbox = DockerSandbox(self._trial_client(), request)
+            try:
+                if request.cli_install is not None:
+                    sandbox.cli_executable = clilayer.executable_path(request.cli_install)
+                sandbox.start(image, env)
+                lost = sandbox.workspace_differences(app)
+            except BaseException:
+                sandbox.destroy()
+                raise
+            if not lost:
+                return sandbox
+            sandbox.destroy()  # the engine's copy of the image's /app missed something (workspace_check.py)
+        raise SandboxError(f"twice the container's {policy.APP_DIR} differed from the image's "
+                           f"({', '.join(lost[:5])}): the Docker engine's storage driver lost files")
+
+    def _trial_client(self) -> Any:
+        """A client of the trial's own (its watchdog may close it), told the API version the backend's client
+        agreed with the engine: otherwise each one asks the engine again (GET /version) before its first call."""
         import docker
 
         try:
-            client = docker.from_env(timeout=int(ENGINE_SLACK_S))
+            return docker.from_env(timeout=int(ENGINE_SLACK_S), version=self._get_client().api.api_version)
         except Exception as exc:  # noqa: BLE001 - engine went away since preflight
             raise SandboxError(f"cannot reach the Docker engine: {exc}") from exc
-        sandbox = DockerSandbox(client, request)
+
+    def _image_of(self, request: SandboxRequest) -> tuple[str, dict[str, str], workspace_check.Listing]:
+        """The image a request runs (task image, or its CLI layer), built when missing, its ENV, and what it holds
+        under /app."""
+        cli = request.cli_install.model_dump_json() if request.cli_install is not None else ""
+        key = (str(request.environment_dir), request.environment.dockerfile, cli)
+        with self._images_lock:
+            if key in self._images:
+                return self._images[key]
+        client = self._get_client()
+        image = baseimage.task_image(client, request.task_id, request.environment_dir,
+                                     request.environment.dockerfile, self.base_aliases)
+        if request.cli_install is not None:
+            image = clilayer.layer_image(client, image, request.cli_install)
         try:
-            image = baseimage.task_image(self._get_client(), request.task_id, request.environment_dir,
-                                         request.environment.dockerfile, self.base_aliases)
-            if request.cli_install is not None:
-                image = clilayer.layer_image(self._get_client(), image, request.cli_install)
-                sandbox.cli_executable = clilayer.executable_path(request.cli_install)
-            sandbox.start(image)
-        except BaseException:
-            sandbox.destroy()
-            raise
-        return sandbox
+            app = workspace_check.expected_app(client, image)
+        except imagelayers.BadSave as exc:
+            raise SandboxError(f"cannot read what {image} holds under {policy.APP_DIR}: {exc}") from exc
+        found = (image, baseimage.image_env(client, image), app)
+        with self._images_lock:
+            self._images[key] = found
+        return found
+
+
+def _sections(output: str, nonce: str) -> dict[str, list[str]]:
+    """The lines after each "<nonce> <name>" line, by name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in output.split("\n"):
+        if line.startswith(nonce + " "):
+            current = sections.setdefault(line[len(nonce) + 1:], [])
+        else:
+            current.append(line)
+    return sections
+
+
+def _parse_restart(output: str, nonce: str, snapshotted: bool) -> Restarted:
+    sections = _sections(output, nonce)
+    planted = [name for name in sections.get("planted", []) if name]
+    after: dict[str, str] = {}
+    if snapshotted:
+        codes = [name[3:] for name in sections if name.startswith("rc ")]
+        code = int(codes[0]) if codes and codes[0].isdigit() else -1
+        after = policy.parse_snapshot("\n".join(sections.get("snapshot", [])), code)
+    return Restarted(planted, after)
+
+
+def _parse_reads(output: str, nonce: str, asked: list[str]) -> dict[str, FileRead]:
+    files: dict[str, FileRead] = {}
+    for line in output.split("\n"):
+        parts = line.split(" ")
+        if len(parts) != 4 or parts[0] != nonce or not parts[1].isdigit() or int(parts[1]) >= len(asked):
+            continue
+        kind = None if parts[2] == "none" else parts[2]
+        text = base64.b64decode(parts[3]).decode("utf-8", errors="replace") if kind == "file" else None
+        files[asked[int(parts[1])]] = FileRead(kind, text)
+    missing = [p for p in asked if p not in files]
+    if missing:
+        raise SandboxError(f"cannot tell what {missing[0]} is: {output[-200:]!r}")
+    return files
 
 
 class _CappedStream(io.RawIOBase):
@@ -425,6 +587,18 @@ def _tar_bytes(src: Path, arcname: str, owner: int, extra_files: Mapping[str, Pa
             with host.open("rb") as fh:
                 tar.addfile(owned(tar.gettarinfo(str(host), arcname=name)), fh)
     return buf.getvalue()
+
+
+@functools.cache
+def _base_image_ready(docker_host: str) -> None:
+    """The engine at `docker_host` ($DOCKER_HOST, which docker.from_env reads) answers and the base image is there
+    (built if not): asked once per process and engine (issue 35), since a run, an evaluation or a benchmark makes
+    several backends. A failure raises and is not cached."""
+    client = baseimage.docker_client()
+    try:
+        baseimage.ensure_base_image(client, console=_stderr_console())
+    finally:
+        client.close()
 
 
 def _stderr_console() -> Any:

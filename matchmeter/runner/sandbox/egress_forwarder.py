@@ -87,30 +87,43 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def start_egress_forwarder(sandbox: Sandbox, *, socket_path: str = IN_SANDBOX_SOCKET, port: int = DEFAULT_PORT,
-                           python: str = "python3", script_path: str | None = None, timeout_s: float = 10.0) -> str:
+                           python: str = "python3", script_path: str | None = None, timeout_s: float = 10.0,
+                           work_dir: str | None = None) -> str:
     """Start the forwarder in the sandbox's background and return the in-sandbox base URL.
 
     The backend must already have bound the gateway's socket at `socket_path`. `script_path` names a
     copy of this file the backend already placed (read-only bind at IN_SANDBOX_SCRIPT); when None, the
     file is uploaded to `$MM_LOGS/.mm-egress-forwarder.py` (a shared dir on every backend; the trial
-    empties it before verifying, which does not stop the running process). Returns
-    `http://127.0.0.1:<port>` (OpenAI clients append /v1; Anthropic clients use it as is).
+    empties it before verifying, which does not stop the running process). `work_dir`: a directory the
+    agent's identity may write (a later step of a multi-step task: after a verifier $MM_LOGS is the
+    verifier's alone and takes no upload for the agent); the script then travels inside the command and,
+    with its ready file and log, goes there. Returns `http://127.0.0.1:<port>` (OpenAI clients append
+    /v1; Anthropic clients use it as is).
 
     Raises:
         SandboxError: the forwarder did not start listening within `timeout_s`.
     """
+    import base64
     import shlex
 
     from matchmeter.errors import SandboxError
 
-    logs = sandbox.exec('printf %s "$MM_LOGS"', 30).output.strip()
+    q = shlex.quote
+    prepare = ""
+    if work_dir is not None:
+        logs = work_dir
+        if script_path is None:
+            script_path = f"{work_dir}/.mm-egress-forwarder.py"
+            packed = base64.b64encode(Path(__file__).read_bytes()).decode()
+            prepare = f"mkdir -p {q(work_dir)} && printf %s {packed} | base64 -d > {q(script_path)} && "
+    else:
+        logs = sandbox.exec('printf %s "$MM_LOGS"', 30).output.strip()
     if script_path is None:
         script_path = f"{logs}/.mm-egress-forwarder.py"
         sandbox.upload(Path(__file__), script_path)
-    q = shlex.quote
     state = f"{logs}/.mm-egress-{port}"  # ready file and log; inside the sandbox's own dirs on every backend
     ready = f"{state}.ready"
-    start = (f"rm -f {q(ready)}; nohup {q(python)} {q(script_path)} --listen 127.0.0.1:{port} "
+    start = (f"{prepare}rm -f {q(ready)}; nohup {q(python)} {q(script_path)} --listen 127.0.0.1:{port} "
              f"--socket {q(socket_path)} --ready {q(ready)} > {q(state)}.log 2>&1 < /dev/null &")
     wait = (f"i=0; while [ ! -s {q(ready)} ] && [ $i -lt {int(timeout_s * 10)} ]; do sleep 0.1; i=$((i+1)); done; "
             f"[ -s {q(ready)} ] || {{ cat {q(state)}.log; exit 1; }}")

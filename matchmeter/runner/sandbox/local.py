@@ -13,10 +13,19 @@ import os
 import secrets
 import shutil
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import BackendClass, ExecResult, SandboxCapabilities, SandboxRequest, policy
+from matchmeter.runner.sandbox import (
+    BackendClass,
+    ExecResult,
+    FileRead,
+    Restarted,
+    SandboxCapabilities,
+    SandboxRequest,
+    policy,
+)
 from matchmeter.schema import TaskSpec
 
 log = logging.getLogger(__name__)
@@ -29,6 +38,7 @@ class LocalSandbox(policy.HostMountedFiles):
 
     capabilities = SandboxCapabilities(isolated=False, network_control=False, resource_limits=False)
     cli_executable: str | None = None  # a CLI runs from its host venv here (no image layer)
+    lost = False  # nothing holds a local sandbox up: its commands cannot end it
 
     def __init__(self, request: SandboxRequest) -> None:
         self.request = request
@@ -53,16 +63,19 @@ class LocalSandbox(policy.HostMountedFiles):
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
 
-    def halt(self) -> None:
+    def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
         _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
+        return self.read_files(read, limit)
 
-    def restart(self) -> None:
+    def restart(self, snapshot: Sequence[str] = ()) -> Restarted:
         if self._destroyed:  # destroyed under the trial (Ctrl-C): never recreate its dirs
             raise SandboxError("local sandbox was destroyed")
         self.halt()
+        planted = self.planted_tests()
         for path in (self.dirs.tests, self.dirs.logs):
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir()
+        return Restarted(planted, self.snapshot(list(snapshot)) if snapshot else {})
 
     def destroy(self) -> None:
         if self._destroyed:

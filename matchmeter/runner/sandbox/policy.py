@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import ExecResult, Sandbox
+from matchmeter.runner.sandbox import ExecResult, FileRead, Sandbox
 
 APP_DIR, TESTS_DIR, LOGS_DIR = "/app", "/tests", "/logs"
 TIMEOUT_EXIT_CODE = 124  # what coreutils `timeout` returns, so agents and verifiers read it the same way
@@ -332,14 +332,20 @@ json.dump(out, sys.stdout)
 """
 
 
-def snapshot_command(paths: Sequence[str]) -> str:
-    """A shell command that hashes `paths` inside the sandbox and prints {path: sha256 | unverifiable...}."""
+def snapshot_command(paths: Sequence[str], as_uid: int | None = None) -> str:
+    """A shell command that hashes `paths` inside the sandbox and prints {path: sha256 | unverifiable...}.
+
+    as_uid: run by root, the script first drops to this uid (no groups), so a snapshot taken inside a root
+    step sees what the agent's own snapshot saw (a file the agent made unreadable stays `unreadable`)."""
     import shlex
 
     args = [str(SNAPSHOT_FILE_CAP_BYTES), str(SNAPSHOT_TIME_CAP_S), str(SNAPSHOT_MAX_ENTRIES)]
     for given in paths:
         args += [given, given]
-    return "python3 -I -c " + shlex.quote(SNAPSHOT_SCRIPT) + " " + " ".join(shlex.quote(a) for a in args)
+    script = SNAPSHOT_SCRIPT
+    if as_uid is not None:
+        script = f"import os\nos.setgroups([]); os.setgid({int(as_uid)}); os.setuid({int(as_uid)})\n" + script
+    return "python3 -I -c " + shlex.quote(script) + " " + " ".join(shlex.quote(a) for a in args)
 
 
 def snapshot(exec_: Callable[[str, float], ExecResult], paths: Sequence[str]) -> dict[str, str]:
@@ -486,6 +492,7 @@ class HostMountedFiles:
 
     mounts: Mapping[str, Path]
     app_dir: str
+    layout: dict[str, str]
     upload_owner: int | None = None  # uploads belong to the sandbox's uid (bwrap as root), so it can use them
 
     def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
@@ -506,3 +513,19 @@ class HostMountedFiles:
         root, rel = to_host(path, self.mounts, self.app_dir)
         data = read_nofollow(root, rel, limit)
         return None if data is None else data.decode("utf-8", errors="replace")
+
+    def read_files(self, paths: Sequence[str], limit: int = 1 << 20) -> dict[str, FileRead]:
+        """halt()'s reads: on the host side they cost no exec."""
+        files = {}
+        for path in paths:
+            kind = self.file_kind(path)
+            files[path] = FileRead(kind, self.read_text(path, limit) if kind == "file" else None)
+        return files
+
+    def planted_tests(self) -> list[str]:
+        """The first few names in the host dir of $MM_TESTS (restart's `planted`), links not followed."""
+        root, rel = to_host(self.layout["tests"], self.mounts, self.app_dir)
+        try:
+            return sorted(p.name for p in (root / rel).iterdir())[:5] if not (root / rel).is_symlink() else []
+        except OSError:
+            return []

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from matchmeter.errors import SandboxError, UserError
+from matchmeter.runner.sandbox import imagelayers
 
 DEBIAN_SUITE = "bookworm"
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
@@ -80,23 +81,20 @@ def _debootstrap(dest: Path, console: Any) -> None:
 
 
 def _export_image(image: str, dest: Path) -> bool:
-    """Export a local docker image's filesystem into dest; False when no engine or no such image."""
+    """Write a local docker image's filesystem into dest from its saved layers (imagelayers.py: never through a
+    container's mounted view, which fuse-overlayfs can show without some files); False when no engine, no such
+    image, or a save that was not exactly the image's layers.
+
+    Raises:
+        SandboxError: a layer that cannot be unpacked safely, or tar failed.
+    """
     if shutil.which("docker") is None:
         return False
-    created = subprocess.run(["docker", "create", image, "true"], capture_output=True, text=True)
-    if created.returncode != 0:
-        return False
-    cid = created.stdout.strip()
     try:
-        dest.mkdir(parents=True, exist_ok=True)
-        export = subprocess.Popen(["docker", "export", cid], stdout=subprocess.PIPE)
-        untar = subprocess.run(["tar", "-C", str(dest), "-x", "--numeric-owner"], stdin=export.stdout,
-                               capture_output=True, text=True)
-        assert export.stdout is not None
-        export.stdout.close()
-        return export.wait() == 0 and untar.returncode == 0
-    finally:
-        subprocess.run(["docker", "rm", "-f", cid], capture_output=True)
+        imagelayers.unpack(image, dest, scratch=dest.parent)
+    except imagelayers.BadSave:
+        return False
+    return True
 
 
 def _ensure(path: Path, fill: Any, marker: str) -> Path:
@@ -156,8 +154,12 @@ def ensure_image_rootfs(image: str, key: str, env: dict[str, str], console: Any 
 
     def fill(tmp: Path) -> None:
         _say(console, f"exporting {image} into a sandbox root filesystem (once per image)")
-        if not _export_image(image, tmp):
-            raise SandboxError(f"exporting {image} for the bwrap sandbox failed (docker create/export)")
+        for _attempt in range(2):  # a bad save is retried once from scratch; a partial tree is never kept
+            if _export_image(image, tmp):
+                return
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise SandboxError(f"exporting {image} for the bwrap sandbox failed twice: `docker save` failed, or the "
+                           "layers it wrote differ from the image's own digests")
 
     return _ensure(image_rootfs_path(key), fill, json.dumps({"image": image, "env": env}))
 

@@ -20,7 +20,7 @@ from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV, host_node, packe
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import baseimage, clilayer, get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
-from matchmeter.schema import AgentSpec, Configuration, Description
+from matchmeter.schema import AgentSpec, Configuration, Description, ModelEndpoint
 from matchmeter.tasks.loader import load_task
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
@@ -90,7 +90,7 @@ class LiveRun(NamedTuple):
 
 def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: str = "local",
                   model: str = "openai/stub/scripted", allow_incompatible: bool = False,
-                  options: dict[str, str] | None = None) -> LiveRun:
+                  api_key_env: str | None = None) -> LiveRun:
     """One full trial of the copy-file task with `agent` pointed at a scripted loopback stub."""
     task = load_task(write_task(tmp_path / "tasks", steps=10, agent_s=240))
     # An isolated sandbox reaches its model only through the gateway, as in every real run: a network-on bwrap
@@ -98,15 +98,65 @@ def run_cli_trial(tmp_path: Path, agent: str, replies: list[Any], *, backend: st
     # local backend keeps the CLI's direct road to the stub, which the key-handling tests read.
     with StubServer(replies) as stub, contextlib.ExitStack() as stack:
         gateway = None if backend == "local" else stack.enter_context(Gateway(socket_path=tmp_path / "gw.sock"))
-        config = Configuration(id=f"{model}+{agent}", model=model,
-                               agent=AgentSpec(name=agent, options={"api_base": stub.api_base, **(options or {})}))
+        config = Configuration(id=f"{model}+{agent}", model=model, agent=AgentSpec(name=agent),
+                               endpoint=ModelEndpoint(api_base=stub.api_base, api_key_env=api_key_env))
         logs = tmp_path / "logs"
         outcome = run_trial(TrialRequest(
             run_id="adapters-test", execution_key=f"k-{agent}", configuration=config, task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            logs_dir=logs, allow_incompatible=allow_incompatible, api_base=stub.api_base, gateway=gateway,
+            logs_dir=logs, allow_incompatible=allow_incompatible, gateway=gateway,
         ))
         return LiveRun(outcome, stub.stats.to_json(), logs)
+
+
+# ------------------------------------------------------------------ built-in tasks through `matchmeter run` with sim/
+
+SIM_TASKS = ("cleanup-old-tmp", "commit-special-message")
+# In the host's environment during a sim run: must reach neither the sandbox nor any stored file.
+HOST_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-live-HOST-KEY-4f1c0e", "OPENAI_API_KEY": "sk-live-HOST-KEY-9b2e71"}
+
+
+def sim_run(clis_root: Path, out: Path, agent: str, persona: str, backend: str, seeds: int = 1,
+            tasks: tuple[str, ...] = SIM_TASKS) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """`matchmeter run --agent AGENT --model sim/PERSONA` on built-in tasks with HOST_KEYS set: (result,
+    trajectory) of each execution, as stored; the run's wall is printed."""
+    import json
+
+    from tests.helpers.warm_cli import run_matchmeter
+
+    env = {**os.environ, "MATCHMETER_CLIS_DIR": str(clis_root), **HOST_KEYS}
+    started = time.monotonic()
+    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", backend,
+                          "--seeds", seeds, *[a for t in tasks for a in ("--task", t)], "--out", out, env=env,
+                          timeout=900)
+    print(f"\n{agent} x sim/{persona} on {backend}: {len(tasks) * seeds} trials in {time.monotonic() - started:.1f} s")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "SIMULATED" in proc.stdout
+    runs = [(json.loads((e / "result.json").read_text()), json.loads((e / "trajectory.json").read_text()))
+            for e in sorted((out / "executions").iterdir())]
+    assert sorted(r["task_id"] for r, _ in runs) == sorted(tasks * seeds)
+    return runs
+
+
+def plan_commands(task_id: str, persona: str, seed: int = 0) -> list[str]:
+    """The commands of the persona's plan (the original description): what the bash agent would run."""
+    from matchmeter.llm.sim import build_plan
+    from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
+
+    [task] = [t for t in load_tasks([builtin_suite_dir()]) if t.id == task_id]
+    return [a.command for a in build_plan(task, seed, persona, Description.original(task).text) if a.kind == "command"]
+
+
+def assert_no_secret_stored(out: Path) -> None:
+    """No host key and no gateway token in any file under `out`."""
+    from matchmeter.llm.gateway import TOKEN_PREFIX
+
+    stored = [p for p in out.rglob("*") if p.is_file()]
+    assert stored
+    for path in stored:
+        data = path.read_bytes()
+        for value in (*HOST_KEYS.values(), TOKEN_PREFIX):
+            assert value.encode() not in data, f"{value[:12]}… stored in {path}"
 
 
 # ------------------------------------------------------------------ the npm install path, offline

@@ -28,6 +28,7 @@ from matchmeter.schema import (
     Budgets,
     Configuration,
     ModelCall,
+    ModelEndpoint,
     ReferencePath,
     Step,
     Subgoal,
@@ -89,10 +90,10 @@ def sandbox():
     box.destroy()
 
 
-def run_fake(fake_cli, sandbox, *, adapter_cls=FakeAdapter, deadline_s=60.0, options=None, task=None, prompt="hi"):
+def run_fake(fake_cli, sandbox, *, adapter_cls=FakeAdapter, deadline_s=60.0, api_key_env=None, task=None, prompt="hi"):
     task = task or make_task()
-    config = Configuration(id="c", model="openai/gpt-4o", agent=AgentSpec(
-        name="fake", options={"cli_path": str(fake_cli), "api_base": "http://127.0.0.1:9/v1", **(options or {})}))
+    config = Configuration(id="c", model="openai/gpt-4o", agent=AgentSpec(name="fake", options={"cli_path": str(fake_cli)}),
+                           endpoint=ModelEndpoint(api_base="http://127.0.0.1:9/v1", api_key_env=api_key_env))
     adapter = adapter_cls(configuration=config, task=task)
     session = AgentSession(sandbox=sandbox, configuration=config, task=task, budgets=task.budgets,
                            deadline=time.monotonic() + deadline_s)
@@ -126,7 +127,7 @@ def test_placeholder_key_when_the_host_has_none(fake_cli, sandbox, monkeypatch):
 
 def test_api_key_env_option_names_the_host_variable(fake_cli, sandbox, monkeypatch):
     monkeypatch.setenv("MY_PROVIDER_KEY", "sk-provider-abcdef")
-    session = run_fake(fake_cli, sandbox, options={"api_key_env": "MY_PROVIDER_KEY"})
+    session = run_fake(fake_cli, sandbox, api_key_env="MY_PROVIDER_KEY")
     assert logged(session)["key"] == "[REDACTED:MY_PROVIDER_KEY]"
     assert "sk-provider-abcdef" not in session.trajectory.model_dump_json()
 

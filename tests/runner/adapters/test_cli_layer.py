@@ -31,7 +31,7 @@ from matchmeter.runner.executor import PlannedExecution, atif_of
 from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
 from matchmeter.runner.sandbox import SandboxRequest, clilayer, get_backend, rootfs
 from matchmeter.runner.trial import TrialRequest, run_trial
-from matchmeter.schema import Description
+from matchmeter.schema import Description, ModelEndpoint
 from matchmeter.tasks.loader import load_task
 from tests.helpers.clis import machine_clis_dir
 from tests.helpers.tasks import write_task
@@ -70,7 +70,7 @@ def test_cli_from_its_layer_through_the_gateway_is_metered_at_the_door(layers, t
         outcome = run_trial(TrialRequest(
             run_id="cli-layer-test", execution_key=f"k-{agent}-{backend}", configuration=config, task=task,
             description=Description.original(task), seed=0, attempt=0, backend=sandbox_backend,
-            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+            logs_dir=tmp_path / "logs", endpoint=ModelEndpoint(api_base=stub.api_base), gateway=gateway))
         usages = stub.stats.usages
         assert stub.stats.authorized_calls == len(REPLIES[agent])
     result, trajectory = outcome.result, outcome.trajectory
@@ -207,7 +207,8 @@ def test_a_missing_or_broken_cli_is_an_infra_error_never_the_agents(tmp_path, ba
     tasks = tmp_path / "tasks"
     write_task(tasks)
     with StubServer(["unused"]) as stub:
-        config = configuration_from_flags("codex", MODEL, options={"cli_path": cli_path, "api_base": stub.api_base})
+        config = configuration_from_flags("codex", MODEL, options={"cli_path": cli_path},
+                                          endpoint=ModelEndpoint(api_base=stub.api_base))
         summary = execute_run(RunRequest(tasks=[str(tasks)], configurations=[config], backend=backend,
                                          out=str(tmp_path / "run")), progress=False)
         assert stub.stats.requests == 0  # the agent never ran

@@ -3,7 +3,7 @@ layer) driving the offline `sim/` personas through the model gateway, on docker 
 
 The personas answer Claude Code's streamed Anthropic Messages requests with calls of its own Bash tool
 (llm/sim.py, the tools dialect); the gateway carries tool_use/tool_result both ways (llm/gateway_wire.py).
-These are whole `matchmeter run`s on built-in tasks: the CLI's steps are the persona's plan, tokens and cost
+These are whole `matchmeter run`s on built-in tasks (and trials of a multi-step Harbor task, one CLI run per step): the CLI's steps are the persona's plan, tokens and cost
 come from the gateway's meter (which the CLI's own account matches), the effective-model check passes, and
 no host key nor gateway token is in any stored file. A trial's wall: benchmarks/live_clis.py --agents
 claude-code (each run's wall is printed here too); the layer is built once per machine by the session
@@ -12,7 +12,6 @@ fixture (its cold build: benchmarks/cli_layer.py --layers).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -20,18 +19,23 @@ from typing import Any
 
 import pytest
 
-from matchmeter.llm.gateway import TOKEN_PREFIX
 from matchmeter.llm.sim import build_plan
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
-from matchmeter.schema import Description
-from matchmeter.tasks.loader import builtin_suite_dir, load_tasks
-from tests.helpers.warm_cli import run_matchmeter
-from tests.runner.adapters.conftest import layers_on_base
+from matchmeter.schema import AgentSpec, Description, ModelEndpoint
+from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
+from tests.helpers.steps import STEPS_TASK, assert_both_steps_solved
+from tests.helpers.steps import sim_trial as steps_sim_trial
+from tests.runner.adapters.conftest import (
+    SIM_TASKS,
+    assert_no_secret_stored,
+    layers_on_base,
+    plan_commands,
+    sim_run,
+)
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow, pytest.mark.docker]
 BACKENDS = ["docker", pytest.param("bwrap", marks=pytest.mark.bwrap)]
-TASKS = ("cleanup-old-tmp", "commit-special-message")
-HOST_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-live-HOST-KEY-4f1c0e", "OPENAI_API_KEY": "sk-live-HOST-KEY-9b2e71"}
+TASKS = SIM_TASKS
 
 
 @pytest.fixture(scope="session")
@@ -42,35 +46,7 @@ def claude_layer() -> dict[str, Any]:
 
 def _run(claude_layer, out: Path, persona: str, backend: str, agent: str = "claude-code",
          seeds: int = 1) -> list[tuple[dict, dict]]:
-    env = {**os.environ, "MATCHMETER_CLIS_DIR": str(claude_layer["root"]), **HOST_KEYS}
-    started = time.monotonic()
-    proc = run_matchmeter("run", "--agent", agent, "--model", f"sim/{persona}", "--backend", backend,
-                          "--seeds", seeds, *[a for t in TASKS for a in ("--task", t)], "--out", out, env=env,
-                          timeout=900)
-    print(f"\n{agent} x sim/{persona} on {backend}: {len(TASKS) * seeds} trials in {time.monotonic() - started:.1f} s")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "SIMULATED" in proc.stdout
-    runs = []
-    for execution in sorted((out / "executions").iterdir()):
-        runs.append((json.loads((execution / "result.json").read_text()),
-                     json.loads((execution / "trajectory.json").read_text())))
-    assert sorted(r["task_id"] for r, _ in runs) == sorted(TASKS * seeds)
-    return runs
-
-
-def _plan(task_id: str, persona: str) -> list[str]:
-    """The commands of the persona's plan (seed 0, the original description): what the bash agent would run."""
-    [task] = [t for t in load_tasks([builtin_suite_dir()]) if t.id == task_id]
-    return [a.command for a in build_plan(task, 0, persona, Description.original(task).text) if a.kind == "command"]
-
-
-def _no_secret_stored(out: Path) -> None:
-    stored = [p for p in out.rglob("*") if p.is_file()]
-    assert stored
-    for path in stored:
-        data = path.read_bytes()
-        for value in (*HOST_KEYS.values(), TOKEN_PREFIX):
-            assert value.encode() not in data, f"{value[:12]}… stored in {path}"
+    return sim_run(claude_layer["root"], out, agent, persona, backend, seeds)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -80,7 +56,7 @@ def test_sim_expert_solves_built_in_tasks_through_claude_code(claude_layer, tmp_
         assert (result["failure_mode"], result["error"], result["reward"]) == ("none", None, 1.0)
         # Claude Code ran the persona's plan with its own Bash tool, one step per call, outputs kept
         steps = trajectory["steps"]
-        assert [s["command"] for s in steps] == _plan(result["task_id"], "expert")
+        assert [s["command"] for s in steps] == plan_commands(result["task_id"], "expert")
         assert {s["tool_call"]["name"] for s in steps} == {"Bash"}
         # tokens and cost from the gateway: one metered call per plan item and the final submit
         calls = trajectory["model_calls"]
@@ -97,7 +73,7 @@ def test_sim_expert_solves_built_in_tasks_through_claude_code(claude_layer, tmp_
             sum(c["tokens"].values()) for c in calls]
         assert trajectory["final_message"].startswith("THOUGHT (SIMULATED sim/expert):")
         assert result["simulated"] is True
-    _no_secret_stored(out)
+    assert_no_secret_stored(out)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -107,11 +83,11 @@ def test_sim_quitter_gives_up_through_claude_code(claude_layer, tmp_path, backen
     out = tmp_path / "run"
     for result, trajectory in _run(claude_layer, out, "quitter", backend):
         assert (result["failure_mode"], result["error"], result["reward"]) == ("none", None, 0.0)
-        assert [s["command"] for s in trajectory["steps"]] == _plan(result["task_id"], "quitter")
+        assert [s["command"] for s in trajectory["steps"]] == plan_commands(result["task_id"], "quitter")
         assert len(trajectory["model_calls"]) == len(trajectory["steps"]) + 1
         assert "I give up" in trajectory["final_message"]
         assert result["trust_flags"][TRUST_FLAG] is True
-    _no_secret_stored(out)
+    assert_no_secret_stored(out)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -137,11 +113,12 @@ def test_start_up_traffic_without_the_switches_is_refused_not_hung(claude_layer,
             run_id="claude-traffic", execution_key=f"k-traffic-{backend}",
             configuration=configuration_from_flags("claude-code", "sim/expert"), task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, 0), gateway=gateway))
+            logs_dir=tmp_path / "logs", endpoint=ModelEndpoint(api_base=sim_api_base(stub.url, task.id, 0)),
+            gateway=gateway))
     print(f"\nclaude-code without its traffic switches on {backend}: {time.monotonic() - started:.1f} s")
     result = outcome.result
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
-    assert [s.command for s in outcome.trajectory.steps] == _plan(task.id, "expert")
+    assert [s.command for s in outcome.trajectory.steps] == plan_commands(task.id, "expert")
 
 
 @pytest.mark.bwrap
@@ -210,8 +187,8 @@ def test_claude_code_dials_only_the_gateway_with_its_switches(claude_layer, tmp_
     work = tmp_path / "work"
     work.mkdir()
     with StubServer(["hello"]) as stub, Gateway(tcp=True) as gateway:
-        session = gateway.open_session("traffic", Upstream(model="stub/scripted", api_base=stub.api_base,
-                                                           use_cache=False))
+        session = gateway.open_session("traffic", Upstream(model="stub/scripted", endpoint=ModelEndpoint(
+            api_base=stub.api_base, use_cache=False)))
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "ANTHROPIC_BASE_URL": gateway.url,
                "ANTHROPIC_API_KEY": session.token, "HTTPS_PROXY": proxy.url, "HTTP_PROXY": proxy.url,
                "NO_PROXY": "127.0.0.1,localhost",
@@ -226,3 +203,19 @@ def test_claude_code_dials_only_the_gateway_with_its_switches(claude_layer, tmp_
         assert proxy.lines == []
     else:
         assert "CONNECT api.anthropic.com:443 HTTP/1.1" in proxy.lines
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_claude_code_solves_each_step_of_a_harbor_task_through_one_gateway_session(claude_layer, backend,
+                                                                                   monkeypatch):
+    """tests/tasks/data/harbor-steps: Claude Code runs once per step with that step's instruction, in the same
+    sandbox, under the execution's one gateway session (the forwarder restarted after step 1's verifier); the
+    persona plans each step from its own solve.sh; both steps score 1.0, every call stamped with its step."""
+    monkeypatch.setenv("MATCHMETER_CLIS_DIR", str(claude_layer["root"]))
+    task = load_task(STEPS_TASK)
+    outcome, gateway_log = steps_sim_trial(backend, task, "expert", 0, agent=AgentSpec(name="claude-code"))
+    assert_both_steps_solved(outcome, gateway_log)
+    trajectory = outcome.trajectory
+    assert {(s.tool_call or {}).get("name") for s in trajectory.steps} == {"Bash"}
+    # Claude Code's own account of both runs agrees with the gateway's
+    assert [c.tokens.total for c in trajectory.cli_model_calls] == [c.tokens.total for c in trajectory.model_calls]

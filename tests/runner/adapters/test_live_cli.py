@@ -14,7 +14,7 @@ import pytest
 from matchmeter.llm.pricing import PriceTable
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.runner.atif import to_atif
-from matchmeter.schema import TokenUsage
+from matchmeter.schema import ModelEndpoint, TokenUsage
 from tests.runner.adapters.conftest import run_cli_trial
 
 pytestmark = [pytest.mark.live_cli, pytest.mark.slow]
@@ -25,7 +25,8 @@ MINI_REPLIES = [
      "reasoning_tokens": 7},
     "Done.\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
 ]
-AIDER_REPLIES = [{"text": "Writing the copy.\n\nout.txt\n```\nseed-0\n```\n", "cached_tokens": 100, "reasoning_tokens": 3}]
+AIDER_REPLIES = [{"text": "Writing the copy.\n\nout.txt\n```\n<<<<<<< SEARCH\n=======\nseed-0\n>>>>>>> REPLACE\n```\n",
+                  "cached_tokens": 100, "reasoning_tokens": 3}]  # a SEARCH/REPLACE block that creates the file
 REPLIES = {"mini-swe-agent": MINI_REPLIES, "aider": AIDER_REPLIES}
 BACKENDS = ["local", pytest.param("bwrap", marks=pytest.mark.bwrap)]
 
@@ -87,6 +88,24 @@ def test_aider_edit_is_a_step(clis, tmp_path):
     assert trajectory.model_calls[0].tokens.reasoning == 3
 
 
+def test_aider_runs_the_shell_blocks_of_its_reply_as_steps(clis, tmp_path):
+    """Its confirmations read end of input and take their default, yes: the blocks run, each a step."""
+    reply = "Copy it, then look.\n\n```bash\ncp data/input.txt out.txt\n```\n\n```bash\ncat out.txt\n```\n"
+    outcome = run_cli_trial(tmp_path, "aider", [reply]).outcome
+    assert (outcome.result.failure_mode, outcome.result.reward) == ("none", 1.0)
+    assert [(s.command, s.output) for s in outcome.trajectory.steps] == [
+        ("cp data/input.txt out.txt", ""), ("cat out.txt", "seed-0\n")]  # setup.sh wrote seed-$MM_SEED
+
+
+def test_aider_answering_without_an_action_is_an_agent_error(clis, tmp_path):
+    """Model calls and no step: flagged as the agent's error, not a clean reward 0 (trial.actionless)."""
+    outcome = run_cli_trial(tmp_path, "aider", ["I would copy data/input.txt to out.txt."]).outcome
+    result = outcome.result
+    assert (result.failure_mode, result.reward, result.n_steps, len(outcome.trajectory.model_calls)) == (
+        "agent_error", 0.0, 0, 1)
+    assert "aider made 1 model call(s) but no step was recorded" in (result.error or "")
+
+
 def _other(replies):
     return [{**(r if isinstance(r, dict) else {"text": r}), "model": "stub/other-model"} for r in replies]
 
@@ -116,7 +135,7 @@ def test_api_key_reaches_the_endpoint_but_no_stored_text(clis, tmp_path, monkeyp
     secret = "sk-mm-live-test-0123456789abcdef"
     monkeypatch.setenv("MM_TEST_SECRET_KEY", secret)
     replies = ["Look.\n\n```mswea_bash_command\nprintenv OPENAI_API_KEY\n```", *MINI_REPLIES]
-    run = run_cli_trial(tmp_path, "mini-swe-agent", replies, options={"api_key_env": "MM_TEST_SECRET_KEY"})
+    run = run_cli_trial(tmp_path, "mini-swe-agent", replies, api_key_env="MM_TEST_SECRET_KEY")
     assert run.outcome.result.failure_mode == "none"
     assert run.stats["authorized_calls"] == run.stats["http_calls"] == 4
     assert run.outcome.trajectory.steps[0].output.strip() == "[REDACTED:MM_TEST_SECRET_KEY]"
@@ -133,7 +152,8 @@ def test_run_command_path_records_allow_incompatible_in_manifest_and_results(cli
 
     task_dir = write_task(tmp_path / "tasks", steps=10, agent_s=240)
     with StubServer(_other(MINI_REPLIES)) as stub:
-        config = configuration_from_flags("mini-swe-agent", "openai/stub/scripted", options={"api_base": stub.api_base})
+        config = configuration_from_flags("mini-swe-agent", "openai/stub/scripted",
+                                          endpoint=ModelEndpoint(api_base=stub.api_base))
         request = RunRequest(tasks=[str(task_dir)], configurations=[config], backend="local", out=str(tmp_path / "run"),
                              allow_incompatible=True)
         summary = execute_run(request, progress=False)

@@ -1,6 +1,6 @@
 """Codex CLI 0.163.0, the real binary from the wheel openai-codex-cli-bin, live through the model gateway.
 
-Full trials (runner/trial.py) of built-in tasks on docker and bwrap, the CLI from its pypi-binary image layer
+Full trials (runner/trial.py) of built-in tasks (and of a multi-step Harbor task) on docker and bwrap, the CLI from its pypi-binary image layer
 (built once per machine, exported once for bwrap), the `sim/<persona>` model behind the gateway: the persona
 answers Codex's Responses request with calls of its `exec_command` tool, Codex runs them in the sandbox and
 sends the outputs back, and the gateway's meter is the trajectory's model calls. All the tests here share the
@@ -29,9 +29,11 @@ from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialOutcome, TrialRequest, run_trial
-from matchmeter.schema import Description, TaskSpec, TokenUsage
+from matchmeter.schema import AgentSpec, Description, ModelEndpoint, TaskSpec, TokenUsage
 from matchmeter.tasks.loader import builtin_suite_dir, load_task, load_tasks
 from tests.helpers.clis import machine_clis_dir
+from tests.helpers.steps import STEPS_TASK, assert_both_steps_solved
+from tests.helpers.steps import sim_trial as steps_sim_trial
 from tests.helpers.tasks import write_task
 from tests.helpers.warm_cli import run_matchmeter
 from tests.runner.adapters.conftest import layers_on_base
@@ -77,7 +79,8 @@ def sim_trial(tmp_path: Path, backend: str, task_id: str, persona: str) -> SimRu
             run_id="live-codex", execution_key=f"k-{task_id}-{persona}-{backend}",
             configuration=configuration_from_flags("codex", f"sim/{persona}"), task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, 0), gateway=gateway))
+            logs_dir=tmp_path / "logs", endpoint=ModelEndpoint(api_base=sim_api_base(stub.url, task.id, 0)),
+            gateway=gateway))
         return SimRun(outcome, stub.stats.usages, task, tmp_path / "logs")
 
 
@@ -115,7 +118,7 @@ def local_trial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: Any, mo
         outcome = run_trial(TrialRequest(
             run_id="codex-local", execution_key=key, configuration=config, task=task,
             description=Description.original(task), seed=0, attempt=0, backend=get_backend("local"),
-            logs_dir=tmp_path / "logs", api_base=stub.api_base, gateway=gateway))
+            logs_dir=tmp_path / "logs", endpoint=ModelEndpoint(api_base=stub.api_base), gateway=gateway))
         return outcome, stub.stats.http_calls
 
 
@@ -179,7 +182,7 @@ def _hosts_codex_names(binary: str, config: str, tmp_path: Path) -> set[str]:
     home.mkdir(parents=True)
     work.mkdir()
     with StubServer(["done"]) as stub, Gateway(socket_path=tmp_path / "gw.sock") as gateway:
-        session = gateway.open_session("hosts", Upstream(model="stub/scripted", api_base=stub.api_base))
+        session = gateway.open_session("hosts", Upstream(model="stub/scripted", endpoint=ModelEndpoint(api_base=stub.api_base)))
         (home / "config.toml").write_text(config.replace("GATEWAY", f"{gateway.url}/v1"))
         env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home),
                codex.TOKEN_ENV: session.token, "RUST_LOG": "debug"}
@@ -338,3 +341,19 @@ def test_sim_sloppy_plays_the_same_plan_through_codex_as_through_the_bash_agent(
     assert noformats > 0
     assert 0 < sum(rewards) < len(rewards)  # the sloppy persona both fails and succeeds here
     _assert_no_secret_stored(tmp_path / "codex")
+
+
+# ------------------------------------------------------------------ a multi-step Harbor task
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_codex_solves_each_step_of_a_harbor_task_through_one_gateway_session(layer, backend):
+    """tests/tasks/data/harbor-steps: Codex runs once per step with that step's instruction, in the same sandbox,
+    under the execution's one gateway session (the forwarder restarted after step 1's verifier); the persona
+    plans each step from its own solve.sh; both steps score 1.0, every call stamped with its step."""
+    task = load_task(STEPS_TASK)
+    outcome, gateway_log = steps_sim_trial(backend, task, "expert", 0, agent=AgentSpec(name="codex"))
+    assert_both_steps_solved(outcome, gateway_log)
+    trajectory = outcome.trajectory
+    # Codex's own account of both runs agrees with the gateway's
+    assert sum(c.tokens.total for c in trajectory.cli_model_calls) == outcome.result.tokens.total

@@ -206,6 +206,89 @@ def test_aider_takes_usage_from_the_last_usage_on_the_line():
     assert [s.tool_call for s in parsed.steps] == [{"name": "edit", "path": "src/a.py"}, {"name": "edit", "path": "b.txt"}]
 
 
+# aider 0.86.2's stdout (--verbose --no-stream --no-pretty, confirmations read from /dev/null) after one reply with
+# a prose line, a new-file edit and four shell blocks, as it printed it here (the ModelResponse line shortened).
+AIDER_0_86_LOG = """\
+ModelResponse(id='chatcmpl-43b63c694557', created=1796307350, model='stub/scripted', object='chat.completion', \
+choices=[Choices(finish_reason='stop', index=0, message=Message(content="Running the plan now.\\n…"))], \
+usage=Usage(completion_tokens=48, prompt_tokens=2496, total_tokens=2544, completion_tokens_details=\
+CompletionTokensDetailsWrapper(reasoning_tokens=0), prompt_tokens_details=PromptTokensDetailsWrapper(cached_tokens=0\
+)), service_tier=None)
+Running the plan now.
+
+notes.txt
+```
+<<<<<<< SEARCH
+=======
+hello
+>>>>>>> REPLACE
+```
+
+```bash
+printf 'no newline'
+```
+
+```bash
+ls missing
+```
+
+Tokens: 2.5k sent, 48 received.
+
+notes.txt
+Create new file? (Y)es/(N)o [Yes]: Applied edit to notes.txt
+
+printf 'no newline'
+Run shell command? (Y)es/(N)o/(S)kip all/(D)on't ask again [Yes]:
+Running printf 'no newline'
+no newlineAdd command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: Added 2 lines of output to the chat.
+
+printf 'a\\n\\nb\\n'
+Run shell command? (Y)es/(N)o/(S)kip all/(D)on't ask again [Yes]:
+Running printf 'a\\n\\nb\\n'
+a
+
+b
+Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: Added 4 lines of output to the chat.
+
+ls missing
+Run shell command? (Y)es/(N)o/(S)kip all/(D)on't ask again [Yes]:
+Running ls missing
+ls: cannot access 'missing': No such file or directory
+Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: Added 2 lines of output to the chat.
+
+touch x
+Run shell command? (Y)es/(N)o/(S)kip all/(D)on't ask again [Yes]:
+Running touch x
+
+true
+Run shell command? (Y)es/(N)o/(S)kip all/(D)on't ask again [Yes]:
+Running true
+""".replace("[Yes]:\n", "[Yes]: \n")  # input() printed the question, end of input answered it: no newline of its own
+
+
+def test_aider_steps_are_its_applied_edits_and_the_shell_commands_it_ran_with_their_output():
+    parsed = AiderAdapter.parse_log(AIDER_0_86_LOG)
+    assert [c.tokens for c in parsed.calls] == [TokenUsage(input=2496, output=48)]
+    assert [(s.command, s.tool_call, s.output) for s in parsed.steps] == [
+        (None, {"name": "edit", "path": "notes.txt"}, "Applied edit to notes.txt"),
+        ("printf 'no newline'", None, "no newline"),
+        ("printf 'a\\n\\nb\\n'", None, "a\n\nb\n"),
+        ("ls missing", None, "ls: cannot access 'missing': No such file or directory\n"),
+        ("touch x", None, ""),  # no output: the next block's blank line follows at once
+        ("true", None, ""),
+    ]
+    assert [s.index for s in parsed.steps] == list(range(6))
+    assert all(s.exit_code is None for s in parsed.steps)  # aider prints no exit code
+
+
+def test_aider_prose_that_looks_like_a_run_is_no_step():
+    """A `Running …` line of the model's reply (before any confirmation, or not among the offered commands) is
+    not a command aider ran."""
+    log = AIDER_0_86_LOG.replace("Running the plan now.", "Running ls missing") + "Running rm -rf /\n"
+    assert [s.command for s in AiderAdapter.parse_log(log).steps if s.command] == [
+        "printf 'no newline'", "printf 'a\\n\\nb\\n'", "ls missing", "touch x", "true"]
+
+
 @pytest.mark.parametrize("adapter", [MiniSweAgentAdapter, GeminiCliAdapter])
 def test_unreadable_single_document_logs_raise_value_error(adapter):
     with pytest.raises(ValueError):

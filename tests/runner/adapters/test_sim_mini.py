@@ -19,7 +19,7 @@ from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.agents.adapters.model_check import TRUST_FLAG
 from matchmeter.runner.sandbox import get_backend
 from matchmeter.runner.trial import TrialRequest, run_trial
-from matchmeter.schema import AgentSpec, Configuration, Description, TokenUsage
+from matchmeter.schema import AgentSpec, Configuration, Description, ModelEndpoint, TokenUsage
 from matchmeter.tasks.loader import load_task
 from tests.helpers.tasks import write_task
 from tests.helpers.warm_cli import run_matchmeter
@@ -61,7 +61,8 @@ def test_mini_follows_the_sim_plan_and_accounts_the_stub_usage(clis, tmp_path, p
         outcome = run_trial(TrialRequest(
             run_id="sim-mini", execution_key=f"k-{persona}", configuration=config, task=task,
             description=description, seed=seed, attempt=0, backend=get_backend("bwrap"),
-            logs_dir=tmp_path / "logs", api_base=sim_api_base(stub.url, task.id, seed), gateway=gateway))
+            logs_dir=tmp_path / "logs", endpoint=ModelEndpoint(api_base=sim_api_base(stub.url, task.id, seed)),
+            gateway=gateway))
         stats = stub.stats.to_json()
     result, trajectory = outcome.result, outcome.trajectory
     assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)

@@ -33,6 +33,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field
 
 from matchmeter.errors import AgentError, AgentTimeout, BudgetExceeded, InfraError, UserError
+from matchmeter.llm.usage import as_int as as_int  # the usage reader, re-exported to the adapters' parsers
+from matchmeter.llm.usage import inclusive_usage as inclusive_usage
+from matchmeter.llm.usage import openai_usage as openai_usage
 from matchmeter.runner.agents.adapters.install import ensure_installed, ensure_unpacked
 from matchmeter.runner.agents.requirements import LAYER_KINDS, AgentRequirements
 from matchmeter.runner.agents.requirements import InstallSpec as InstallSpec  # re-exported beside the profile
@@ -202,7 +205,7 @@ class CLIAdapter:
         (InfraError → infra_error), never the agent's: the agent never ran."""
         spec = self.PROFILE.install
         if not self.executable:
-            in_image = getattr(session.sandbox, "cli_executable", None)  # the sandbox runs the CLI's image layer
+            in_image = session.sandbox.cli_executable  # declared by Sandbox: the CLI's in-image executable, if any
             if in_image and spec.kind in LAYER_KINDS:
                 self.executable = in_image
             elif spec.kind == "pypi":
@@ -283,8 +286,7 @@ class CLIAdapter:
         state_dir = f"/tmp/mm-agent-{self.name}-{secrets.token_hex(4)}"
         access = session.gateway
         if access is None:
-            return RunContext(state_dir, model, session.api_base or self.configuration.agent.options.get("api_base"),
-                              description)
+            return RunContext(state_dir, model, self.configuration.endpoint.api_base, description)
         if access.sandbox_url is None:
             raise AgentError(f"{self.name} cannot reach the model gateway: the sandbox has no gateway forwarder")
         if profile.wire == "openai" and profile.model_prefix == "keep" and not model.startswith("openai/"):
@@ -305,7 +307,7 @@ class CLIAdapter:
             return env, {"MATCHMETER_GATEWAY_TOKEN": ctx.gateway_token}
         secret_values = {name: os.environ[name] for name in profile.env_vars if os.environ.get(name)}
         env.update(secret_values)
-        key_source = self.configuration.agent.options.get("api_key_env")
+        key_source = self.configuration.endpoint.api_key_env
         if profile.api_key_env:
             value = os.environ.get(key_source or profile.api_key_env, "")
             env[profile.api_key_env] = value or PLACEHOLDER_KEY
@@ -370,8 +372,9 @@ class CLIAdapter:
         trajectory = session.trajectory
         trajectory.model_calls = meter.model_calls()
         trajectory.reported_models = list(dict.fromkeys(c.model_answered for c in meter.answered if c.model_answered))
-        trajectory.cli_model_calls = [self._priced(c) for c in parsed.calls]
-        trajectory.cli_reported_models = list(parsed.reported_models)
+        # A multi-step execution runs the CLI once per step: its own reports add up like the gateway's.
+        trajectory.cli_model_calls += [self._priced(c).model_copy(update={"step": session.step}) for c in parsed.calls]
+        trajectory.cli_reported_models = list(dict.fromkeys([*trajectory.cli_reported_models, *parsed.reported_models]))
         trajectory.metering_disagreements = metering_disagreements(trajectory.model_calls, trajectory.cli_model_calls)
         trajectory.final_message = parsed.final_message
         overrun: BudgetExceeded | AgentTimeout | None = None
@@ -381,7 +384,7 @@ class CLIAdapter:
             overrun = exc
         if meter.refusal is not None:
             raise meter.refusal
-        if not meter.calls:
+        if not meter.calls_of(session.step):
             raise AgentError(f"{self.name} ended without a single model call through the gateway; "
                              f"output tail: {session.agent_output.strip()[-400:]!r}")
         if overrun is not None:
@@ -415,13 +418,6 @@ def metering_disagreements(gateway: list[ModelCall], cli: list[ModelCall]) -> li
 
 
 # ---------------------------------------------------------------- helpers for parsers
-
-
-def as_int(value: Any) -> int:
-    try:
-        return max(int(value or 0), 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
@@ -468,22 +464,6 @@ def json_array_or_lines(text: str) -> list[dict[str, Any]]:
         if isinstance(data, list):
             return [e for e in data if isinstance(e, dict)]
     return json_lines(text)
-
-
-def inclusive_usage(prompt: int, cached: int, completion: int, reasoning: int) -> TokenUsage:
-    """Totals that include their parts (prompt: cached; completion: reasoning) → our disjoint classes; a
-    part larger than its total is capped at it."""
-    cached, reasoning = min(cached, prompt), min(reasoning, completion)
-    return TokenUsage(input=prompt - cached, cached_input=cached, output=completion - reasoning, reasoning=reasoning)
-
-
-def openai_usage(usage: dict[str, Any] | None) -> TokenUsage:
-    """OpenAI-shaped usage → our classes (prompt includes cached, completion includes reasoning)."""
-    usage = usage or {}
-    return inclusive_usage(as_int(usage.get("prompt_tokens")),
-                           as_int((usage.get("prompt_tokens_details") or {}).get("cached_tokens")),
-                           as_int(usage.get("completion_tokens")),
-                           as_int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens")))
 
 
 def epoch(value: Any) -> datetime | None:
