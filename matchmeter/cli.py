@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from matchmeter.optimizer.pipeline import OptimizeRequest
     from matchmeter.optimizer.report import OptimizeSummary
     from matchmeter.runner.run import RunSummary
+    from matchmeter.schema import ModelEndpoint
 
 app = typer.Typer(
     name="matchmeter",
@@ -72,16 +73,15 @@ RAY_ADDRESS_OPTION = typer.Option(
                                 "client address; default: $RAY_ADDRESS, else this node's cluster).")
 
 
-def _reach_options(api_base: str | None, api_key_env: str | None, prices: Path | None,
-                   no_cache: bool) -> dict[str, str]:
-    """Agent options that say where and how a model is reached (not part of the configuration digest)."""
+def _endpoint(api_base: str | None, api_key_env: str | None, prices: Path | None, no_cache: bool) -> ModelEndpoint:
+    """The model endpoint the flags describe, made here once and carried in the configuration to the gateway."""
     from matchmeter.errors import UserError
+    from matchmeter.schema import ModelEndpoint
 
     if prices is not None and not prices.is_file():
         raise UserError("price file not found", str(prices), "pass a TOML file with [[price]] entries")
-    options = {"api_base": api_base, "api_key_env": api_key_env,
-               "prices": str(prices.resolve()) if prices else None, "cache": "off" if no_cache else None}
-    return {k: v for k, v in options.items() if v}
+    return ModelEndpoint(api_base=api_base or None, api_key_env=api_key_env or None,
+                         prices=str(prices.resolve()) if prices else None, use_cache=not no_cache)
 
 
 def _check_spend_cap(value: float | None, flag: str = "--spend-cap") -> float | None:
@@ -229,13 +229,14 @@ def run(
     from matchmeter.runner.run import RunRequest, configuration_from_flags, execute_run
     from matchmeter.runner.sandbox.baseimage import parse_aliases
 
-    options = {**_reach_options(api_base, api_key_env, prices, no_cache), **({"trajectory": str(replay)} if replay else {})}
-    config = configuration_from_flags(agent, model, transport=transport, contract=contract, options=options)
+    endpoint = _endpoint(api_base, api_key_env, prices, no_cache)
+    config = configuration_from_flags(agent, model, transport=transport, contract=contract, endpoint=endpoint,
+                                      options={"trajectory": str(replay)} if replay else None)
     request = RunRequest(tasks=[str(p) for p in tasks or []], only=task or [], core=core, configurations=[config],
                          backend=backend, seeds=seeds, attempts=attempts, concurrency=concurrency, out=str(out),
                          resume=resume, allow_incompatible=allow_incompatible, spend_cap_usd=_check_spend_cap(spend_cap),
                          with_probes=with_probes, retry_failed=[m for m in retry_failed.split(",") if m],
-                         prices=options.get("prices"), base_aliases=parse_aliases(base_alias or []),
+                         prices=endpoint.prices, base_aliases=parse_aliases(base_alias or []),
                          executor=executor, ray_address=ray_address)
     _warn(start_warnings([config], request.prices, spend_cap))
     try:
@@ -292,6 +293,82 @@ def env_prune() -> None:
 
     removed = prune()
     _console().print(f"removed {removed} leftover container(s)")
+
+
+# ------------------------------------------------------------------ ray
+
+ray_app = typer.Typer(help="Ray clusters: what a node must declare to run trials (docs/ray.md).", no_args_is_help=True)
+app.add_typer(ray_app, name="ray")
+
+
+@ray_app.command("node-args")
+def ray_node_args(
+    backend: list[str] = typer.Option(None, "--backend", help="Backends to offer (default: every isolated one "
+                                      "that passes its preflight here)."),
+    address: str = typer.Option("HEAD:6379", "--address", help="The head's GCS address to print."),
+) -> None:
+    """Print the `ray start` line that makes this machine a worker for the backends it can run.
+
+    Each backend is checked as a run checks it (its preflight: bwrap's namespaces, the Docker engine and its
+    base image, which is built here when missing); a backend that fails is named on stderr with the reason."""
+    import json as _json
+
+    from matchmeter.errors import UserError
+    from matchmeter.runner import ray_executor
+    from matchmeter.runner.sandbox import BACKENDS, get_backend
+
+    names = backend or list(BACKENDS)
+    resources: dict[str, float] = {}
+    for name in names:
+        candidate = get_backend(name)
+        if not backend and not candidate.capabilities.isolated:
+            continue  # never offered unasked: it isolates nothing
+        try:
+            candidate.preflight()
+        except UserError as exc:
+            _console(stderr=True).print(f"not offered: {name}: {exc.line()}", highlight=False, markup=False,
+                                        soft_wrap=True)
+            continue
+        resources.update(ray_executor.node_resources(candidate))
+    if not resources:
+        raise UserError("no sandbox backend can run here", "this machine",
+                        "install bubblewrap or start a Docker engine (matchmeter env build-base), then retry")
+    declared = {key: int(value) for key, value in sorted(resources.items())}
+    print(f"ray start --address {address} --resources '{_json.dumps(declared)}'")
+
+
+# ------------------------------------------------------------------ import (other harnesses' results)
+
+import_app = typer.Typer(help="Bring in what other harnesses wrote: Harbor jobs, ATIF trajectories.",
+                         no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("harbor")
+def import_harbor(
+    job_dir: Path = typer.Argument(..., help="A Harbor job directory (jobs/<job name>, written by `harbor run`)."),
+    out: Path = typer.Option(..., "--out", help="New run directory to write (then calibrate/score/report/view it)."),
+) -> None:
+    """A Harbor job's finished trials as a matchmeter run (rewards per key, tokens/cost where recorded)."""
+    from matchmeter.runner.harbor_import import import_harbor_job
+
+    summary = import_harbor_job(job_dir, out)
+    skipped = f"; {summary.skipped_unfinished} unfinished trial(s) skipped" if summary.skipped_unfinished else ""
+    _console().print(f"imported {summary.imported} trial(s) into {summary.run_dir}: "
+                     f"{len(summary.configurations)} configuration(s) ({', '.join(summary.configurations)}), "
+                     f"{len(summary.tasks)} task(s){skipped}", highlight=False, soft_wrap=True)
+
+
+@import_app.command("atif")
+def import_atif(
+    files: list[Path] = typer.Argument(..., help="ATIF v1.x trajectory files (from any harness)."),
+    out: Path = typer.Option(..., "--out", help="Directory to write <name>.trajectory.json (our schema) into."),
+) -> None:
+    """ATIF trajectories as matchmeter trajectories (actions, model calls, tokens and cost where recorded)."""
+    from matchmeter.runner.atif_files import import_atif_files
+
+    for line in import_atif_files(files, out):
+        _console().print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 # ------------------------------------------------------------------ calibrate / score (metrics)
@@ -412,6 +489,12 @@ def optimize(
     concurrency: int = typer.Option(1, min=1, help="Trials at once; (task, source) units run side by side to fill them."),
     executor: str = EXECUTOR_OPTION,
     ray_address: str = RAY_ADDRESS_OPTION,
+    judge_min_catch: float = typer.Option(None, "--judge-min-catch", min=0, max=1,
+                                          help="Refuse a judge that caught less of the held-out unfaithful rewrites."),
+    judge_max_false_rejection: float = typer.Option(None, "--judge-max-false-rejection", min=0, max=1,
+                                                    help="Refuse a judge that rejected more of the held-out faithful ones."),
+    allow_unmeasured_judge: bool = typer.Option(False, "--allow-unmeasured-judge",
+                                                help="Use a judge `gate eval` has not measured (or out of the bounds)."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
     """Rewrite → gate → source-side select → freeze a description set (descriptions.json)."""
@@ -424,8 +507,10 @@ def optimize(
                               concurrency=concurrency, api_key_env=api_key_env, rewriter_api_base=rewriter_api_base,
                               rewriter_api_key_env=rewriter_api_key_env, judge_api_base=judge_api_base,
                               judge_api_key_env=judge_api_key_env, use_cache=not no_cache, spend_cap_usd=_check_spend_cap(spend_cap),
-                              prices=_reach_options(None, None, prices, False).get("prices"), executor=executor,
-                              ray_address=ray_address)
+                              prices=_endpoint(None, None, prices, False).prices, executor=executor,
+                              ray_address=ray_address, judge_min_catch=judge_min_catch,
+                              judge_max_false_rejection=judge_max_false_rejection,
+                              allow_unmeasured_judge=allow_unmeasured_judge)
     _warn(_optimize_warnings(request))
     try:
         summary = run_optimize(request, progress=not quiet)
@@ -508,6 +593,15 @@ def audit(
             console.print(f"contract of {e.task_id}:\n  " + "\n  ".join(e.contract), markup=False, highlight=False)
         console.print(f"[bold]{e.task_id}[/] / {e.source} / {e.candidate_id}: rejected by {e.rejected_by}: "
                       f"{', '.join(e.reasons)}", highlight=False)
+        if e.broken:
+            from rich.table import Table
+
+            table = Table(show_lines=True, expand=True)
+            for col in ("obligation broken", "original", "rewrite"):
+                table.add_column(col, ratio=1, overflow="fold")
+            for b in e.broken:
+                table.add_row(b["obligation"], b["original"], b["rewrite"])
+            console.print(table)
         console.print(e.diff, markup=False, highlight=False)
     console.print(f"{len(entries)} rejected candidate(s)", highlight=False)
 
@@ -522,14 +616,18 @@ app.add_typer(gate_app, name="gate")
 def gate_eval(
     judge_model: str = typer.Option(None, "--judge-model", help="Judge to qualify (e.g. sim/judge, openai/gpt-4o-mini)."),
     corpus: Path = typer.Option(None, "--corpus", help="Labelled gate corpus (.jsonl; default: the built-in one)."),
-    split: str = typer.Option("test", "--split", help="test (the held-out fifth), dev or all."),
+    split: str = typer.Option("test", "--split", help="heldout (the v3 held-out split; qualifies the judge), "
+                              "test (the generated corpus's held-out fifth), dev or all."),
+    judge_replies: Path = typer.Option(None, "--judge-replies", help="Recorded judge replies (.jsonl of {id, reply}) "
+                                       "to measure instead of calling a model."),
     votes: int = typer.Option(1, "--votes", min=1, help="Judge votes per case (strict majority passes)."),
     api_base: str = typer.Option(None, "--api-base", help="Endpoint of the judge (sim/* use the built-in stub)."),
 ) -> None:
     """Caught/total per unfaithful kind and false rejections per faithful kind: rules, judge, both."""
     from matchmeter.optimizer.gate_eval import render_gate_eval, run_gate_eval
 
-    render_gate_eval(run_gate_eval(corpus, judge_model, split=split, votes=votes, api_base=api_base), _console())
+    render_gate_eval(run_gate_eval(corpus, judge_model, split=split, votes=votes, api_base=api_base,
+                                   judge_replies=judge_replies), _console())
 
 
 # ------------------------------------------------------------------ evaluate / demo (pipeline)
@@ -563,11 +661,11 @@ def evaluate_cmd(
     from matchmeter.runner.endpoints import start_warnings
     from matchmeter.runner.sandbox.baseimage import parse_aliases
 
-    options = _reach_options(api_base, api_key_env, prices, no_cache)
-    request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t, options) for t in target],
+    endpoint = _endpoint(api_base, api_key_env, prices, no_cache)
+    request = EvaluateRequest(descriptions=str(descriptions), targets=[parse_target(t, endpoint) for t in target],
                               conditions=[c.strip() for c in conditions.split(",") if c.strip()], out=str(out),
                               tasks=[str(p) for p in tasks or []], backend=backend, seeds=seeds, attempts=attempts,
-                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=options.get("prices"),
+                              concurrency=concurrency, reuse=[str(p) for p in reuse or []], prices=endpoint.prices,
                               base_aliases=parse_aliases(base_alias or []),
                               executor=executor, ray_address=ray_address)
     _warn(start_warnings(request.targets, request.prices, None))

@@ -11,7 +11,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = 1
 
@@ -87,6 +87,16 @@ class SafetyRules(Inbound):
     )
 
 
+class Trap(Inbound):
+    """An edge case the instruction names or implies, planted by the setup on every seed (tests/tasks/test_traps.py)."""
+
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", description="Short kebab-case name, unique in the task.")
+    words: str = Field(min_length=1, description="The instruction's own words that name or imply the trap.")
+    cheap: str | None = Field(
+        None, description="checks/ script that ignores just this trap (default `cheap-trap-<name>.sh`); must score <= 0.3."
+    )
+
+
 class ReferencePath(Inbound):
     commands: list[str] = Field(min_length=1, description="A shell command sequence that solves the task.")
 
@@ -102,6 +112,20 @@ class EnvironmentSpec(Inbound):
     )
     cpus: float = Field(1.0, gt=0)
     memory_mb: int = Field(1024, ge=64)
+
+
+class TaskStep(Inbound):
+    """One step of a multi-step Harbor task (`[[steps]]`): run in order in the task's one sandbox, each with
+    its own instruction (steps/<name>/instruction.md) and verifier (steps/<name>/tests/test.sh, else
+    tests/test.sh), oracle steps/<name>/solution/solve.sh."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="Directory name under steps/.")
+    instruction: str = Field("", description="steps/<name>/instruction.md (filled by the loader).")
+    min_reward: float | dict[str, float] | None = Field(
+        None, description="Stop the remaining steps when this step's rewards miss it: a number gates the "
+        "`reward` key, a table each key it names (a missing key counts -inf), as Harbor does.")
+    agent_s: float | None = Field(None, gt=0, description="This step's agent deadline (default timeouts.agent_s).")
+    verify_s: float | None = Field(None, gt=0, description="This step's verifier deadline (default timeouts.verify_s).")
 
 
 class TaskSpec(Inbound):
@@ -125,9 +149,16 @@ class TaskSpec(Inbound):
         default_factory=dict, description="Names of parameters the seed varies, with what each controls; the key "
         "`invariant_reason` instead says why seed 0's outputs may still pass on other seeds."
     )
+    traps: list[Trap] = Field(
+        default_factory=list, description="Edge cases the instruction names, each planted on every seed (`[[traps]]`)."
+    )
     probe: str | None = Field(None, description="Anti-gaming probe kind, when the task is a probe.")
     path: str = Field("", description="Directory the task was loaded from (not part of the digest).")
     digest: str = Field("", description="sha256 over every file of the task directory.")
+    steps: list[TaskStep] = Field(default_factory=list, description="A multi-step Harbor task's steps, in order.")
+    multi_step_reward: Literal["mean", "final"] = Field(
+        "mean", description="How step rewards combine (Harbor's multi_step_reward_strategy): the per-key mean over "
+        "the verified steps (a missing key counts 0), or the last step's rewards.")
 
 
 # ---------------------------------------------------------------- descriptions and configurations
@@ -147,11 +178,68 @@ class Description(BaseModel):
         return cls(task_id=task.id, text=task.instruction, sha256=sha256_text(task.instruction))
 
 
+class ModelEndpoint(Inbound):
+    """Where and how a configuration's model is reached, what its calls cost, and how the bash agent samples it:
+    made once at the edge (the CLI's --api-base, --api-key-env, --prices, --no-cache) and carried in the
+    configuration to the model gateway, the only caller of the model (runner/gateway_link.py → llm/gateway.py).
+
+    Runs stored before this model existed kept these settings as strings in `agent.options`;
+    `Configuration` reads them from there (`LEGACY_ENDPOINT_OPTIONS`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    api_base: str | None = Field(None, description="OpenAI-compatible base URL; None for the provider's default.")
+    api_key_env: str | None = Field(None, description="Host environment variable holding the key (read per call, "
+                                    "never stored).")
+    prices: str | None = Field(None, description="A TOML price file ([[price]] entries) merged over the shipped table.")
+    use_cache: bool = Field(True, description="Read and write the LM response cache (--no-cache: False).")
+    cache_salt: str = Field("", description="More cache salt: another salt draws fresh replies for the same trial.")
+    timeout_s: float = Field(120.0, gt=0, description="Per model call.")
+    retry_attempts: int = Field(4, ge=1, description="Tries of one call on rate limits, timeouts and 5xx.")
+    retry_wait_s: float = Field(0.5, ge=0, description="The first wait between tries (doubling).")
+    temperature: float = Field(0.0, ge=0, description="The bash agent's sampling temperature (a CLI samples its own way).")
+    top_p: float | None = Field(None, gt=0, le=1, description="The bash agent's nucleus sampling; None: not sent.")
+    max_tokens: int | None = Field(None, ge=1, description="The bash agent's output cap per call; None: not sent.")
+
+    def sampling(self) -> dict[str, float | int]:
+        """The sampling parameters the bash agent sends with every call."""
+        sent = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens}
+        return {k: v for k, v in sent.items() if v is not None}
+
+    def digest_options(self) -> dict[str, str]:
+        """The settings that change what the model answers (not where or how it is reached: `REACH_FIELDS`), the
+        ones not at their default, as the string agent options a configuration's digest has always hashed."""
+        kept = self.model_dump(exclude=set(REACH_FIELDS), exclude_defaults=True)
+        return {k: _option_text(v) for k, v in kept.items()}
+
+
+# Endpoint settings that say only where and how a model is reached: not part of a configuration's digest.
+REACH_FIELDS = frozenset({"api_base", "api_key_env", "use_cache", "prices"})
+# The agent options that carried the endpoint before it had its own field (stored runs), by field name.
+LEGACY_ENDPOINT_OPTIONS = {"cache" if name == "use_cache" else name: name for name in ModelEndpoint.model_fields}
+
+
+def _option_text(value: Any) -> str:
+    """A setting as the string option it was written as: 30 for 30.0, 0.01 for 0.01."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 class AgentSpec(Inbound):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(description="Registered agent name: oracle, nop, replay, bash, or a CLI adapter.")
     version: str = ""
-    options: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, str] = Field(default_factory=dict, description="The agent's own settings (replay's "
+                                    "`trajectory`, a CLI's `cli_path`); the model's are `Configuration.endpoint`.")
+
+    @field_validator("options")
+    @classmethod
+    def _no_endpoint_settings(cls, options: dict[str, str]) -> dict[str, str]:
+        misplaced = sorted(set(options) & set(LEGACY_ENDPOINT_OPTIONS))
+        if misplaced:
+            raise ValueError(f"agent option {misplaced[0]!r} is a model endpoint setting: give it in the "
+                             "configuration's `endpoint` (ModelEndpoint), not in agent.options")
+        return options
 
 
 class HarnessProfile(Inbound):
@@ -159,10 +247,6 @@ class HarnessProfile(Inbound):
     approval_mode: str = "auto"
     sandbox: str = "external"
     flags: tuple[str, ...] = ()
-
-
-# Agent options that do not change what a model answers, only where and how it is reached.
-REACH_OPTIONS = frozenset({"api_base", "api_key_env", "cache", "prices"})
 
 
 class Configuration(Inbound):
@@ -175,13 +259,32 @@ class Configuration(Inbound):
     harness: HarnessProfile = Field(default_factory=HarnessProfile)
     contract: Contract = "raw"
     transport: Transport = "raw"
+    endpoint: ModelEndpoint = Field(default_factory=ModelEndpoint, description="Where and how the model is reached.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _endpoint_from_legacy_options(cls, data: Any) -> Any:
+        """A configuration stored before `endpoint` existed: its endpoint settings, strings in agent.options
+        ("cache": "off" for no cache), become the endpoint; the agent's own options stay."""
+        agent = data.get("agent") if isinstance(data, dict) else None
+        options = agent.get("options") if isinstance(agent, dict) else None
+        if not isinstance(agent, dict) or not isinstance(options, dict) or not set(options) & set(LEGACY_ENDPOINT_OPTIONS):
+            return data
+        if data.get("endpoint"):
+            raise ValueError("endpoint settings both in agent.options and in endpoint: keep them in endpoint")
+        endpoint = {LEGACY_ENDPOINT_OPTIONS[k]: (v != "off" if k == "cache" else v)
+                    for k, v in options.items() if k in LEGACY_ENDPOINT_OPTIONS}
+        own = {k: v for k, v in options.items() if k not in LEGACY_ENDPOINT_OPTIONS}
+        return {**data, "agent": {**agent, "options": own}, "endpoint": endpoint}
 
     def digest(self) -> str:
-        """What determines results: agent options that only say where or how a model is reached (endpoint,
-        key variable, cache use, price file) are left out, so `--reuse` and `--resume` match executions
-        of the same model served from another URL."""
-        data = self.model_dump(mode="json")
-        data["agent"]["options"] = {k: v for k, v in data["agent"]["options"].items() if k not in REACH_OPTIONS}
+        """What determines results: the endpoint's settings that only say where or how a model is reached (base
+        URL, key variable, cache use, price file) are left out, so `--reuse` and `--resume` match executions of
+        the same model served from another URL. Hashed in the shape stored before `endpoint` existed (its other
+        settings as agent options), so every configuration the CLI makes keeps its digest, and stored runs
+        their execution keys."""
+        data = self.model_dump(mode="json", exclude={"endpoint"})
+        data["agent"]["options"] = {**data["agent"]["options"], **self.endpoint.digest_options()}
         return sha256_text(canonical_json(data))
 
     @property
@@ -232,6 +335,7 @@ class ModelCall(BaseModel):
     cache_hit: bool = False
     started_at: datetime = Field(default_factory=utcnow)
     latency_s: float = 0.0
+    step: str | None = Field(None, description="The step of a multi-step task whose agent phase made the call.")
 
 
 class Step(BaseModel):
@@ -295,6 +399,23 @@ class PhaseTiming(BaseModel):
         return (self.ended_at - self.started_at).total_seconds()
 
 
+class StepOutcome(BaseModel):
+    """One step of a multi-step (Harbor `[[steps]]`) execution: its verifier's keys and scalar reward."""
+
+    name: str
+    rewards: dict[str, float] = Field(default_factory=dict)
+    reward: float | None = Field(None, description="Harbor's primary reward of `rewards` (None: the step was not "
+                                 "verified, or its keys hold no scalar).")
+    verified: bool = False
+    error: str | None = None
+    n_actions: int = Field(0, description="The trajectory's actions this step added (they follow the earlier steps').")
+    n_model_calls: int = Field(0, description="The trajectory's model calls this step added.")
+    tokens: TokenUsage | None = Field(None, description="Tokens of this step's model calls (the execution's "
+                                      "`tokens` are the sum over its steps); None: not recorded (an imported run).")
+    cost: Cost | None = Field(None, description="Cost of this step's model calls (usd null with a reason when one "
+                              "call's price is unknown); None: not recorded (an imported run).")
+
+
 class ExecutionResult(BaseModel):
     schema_version: int = SCHEMA_VERSION
     execution_key: str
@@ -327,6 +448,15 @@ class ExecutionResult(BaseModel):
     simulated: bool = False
     started_at: datetime = Field(default_factory=utcnow)
     ended_at: datetime = Field(default_factory=utcnow)
+    rewards: dict[str, float] = Field(
+        default_factory=dict, description="Every key the verifier wrote, as written (unclamped; a reward.txt is "
+        "{'reward': x}, as Harbor records it); the scalar `reward` is Harbor's primary reward of them "
+        "(runner/verdict.py). Empty without a verdict and in results stored before per-key rewards.")
+    not_recorded: list[str] = Field(
+        default_factory=list, description="Measures the source did not record (an imported Harbor trial): "
+        "`tokens`, `cost`, `n_steps`, `agent_s`; their table columns are null, never 0.")
+    steps: list[StepOutcome] = Field(
+        default_factory=list, description="A multi-step task's steps in order (name, per-key rewards, reward).")
 
     @property
     def wall_s(self) -> float:
@@ -339,8 +469,9 @@ class ExecutionResult(BaseModel):
         return None
 
     def to_row(self) -> dict[str, Any]:
-        """One flat row of results.parquet (the table every metric reads)."""
-        return {
+        """One flat row of results.parquet (the table every metric reads). `rewards` is the per-key dict as
+        canonical JSON ('' without keys); a measure in `not_recorded` is null in every column it feeds."""
+        row = {
             "run_id": self.run_id,
             "execution_key": self.execution_key,
             "configuration_id": self.configuration_id,
@@ -375,7 +506,20 @@ class ExecutionResult(BaseModel):
             "failure_mode": self.failure_mode,
             "trusted": all(self.trust_flags.values()),
             "simulated": self.simulated,
+            "rewards": canonical_json(self.rewards) if self.rewards else "",
         }
+        for measure in self.not_recorded:
+            for column in _MEASURE_COLUMNS.get(measure, ()):
+                row[column] = None
+        return row
+
+
+_MEASURE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "tokens": ("tokens_input", "tokens_cached_input", "tokens_output", "tokens_reasoning", "tokens_total"),
+    "cost": ("cost_usd",),
+    "n_steps": ("n_steps",),
+    "agent_s": ("agent_s",),
+}
 
 
 class RunManifest(BaseModel):

@@ -217,7 +217,7 @@ def _xdist_group(item) -> str | None:
 # Host trials (tests/tasks/harness.py) share the host's /tmp, and a task's scripts may use a fixed name there
 # (a reference path writes and runs /tmp/extract.py; a check writes and deletes /tmp/mm-fixed.patch): two
 # trials of one task at once would trample each other's file. So each task's host trials stay on one worker.
-HOST_TRIAL_FILES = ("tests/tasks/test_checks.py", "tests/tasks/test_suite_local.py")
+HOST_TRIAL_FILES = ("tests/tasks/test_checks.py", "tests/tasks/test_suite_local.py", "tests/tasks/test_traps.py")
 
 
 def _host_trial_task(item) -> str | None:

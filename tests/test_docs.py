@@ -142,6 +142,38 @@ def test_every_repository_path_the_docs_name_exists(doc):
     assert _missing_paths(doc.read_text(encoding="utf-8")) == []
 
 
+CONTRIBUTING = ROOT / "docs" / "contributing.md"
+NEWCOMER_CHANGES = ("Add an agent adapter", "Add a sandbox backend", "Add a report metric")
+
+
+def _steps_without_a_test(text: str) -> list[str]:
+    """The numbered steps of each `## Add ...` section of contributing.md that name no test file of this repository
+    (a task's own `tests/test.sh` is not one)."""
+    missing = []
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        title = section.splitlines()[0]
+        for number, step in re.findall(r"^(\d+)\. (.*?)(?=^\d+\. |\Z)", section, re.M | re.S):
+            named = [p.partition("::")[0] for p in _paths(step) if p.startswith("tests/")]
+            if not any((ROOT / p).is_file() and p.endswith(".py") for p in named):
+                missing.append(f"{title} step {number}")
+    return missing
+
+
+def test_every_step_of_contributing_names_the_test_that_guards_it():
+    """Every step of contributing.md's changes names the test that exercises it, and each newcomer change (an agent,
+    a backend, a report metric) says it is one file plus one registry line and names the test that adds a
+    throwaway one that way (that every named test exists: test_every_repository_path_the_docs_name_exists)."""
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    assert _steps_without_a_test(text) == []
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    for title in NEWCOMER_CHANGES:
+        [section] = [s for s in sections if s.startswith(title)]
+        assert "one file plus one registry line" in " ".join(section.split()).lower(), title
+        assert re.search(r"`tests/[^`]+\.py::test_[a-z_]+`", section), title
+    assert _steps_without_a_test("## Add a thing\n\n1. **File**: `matchmeter/cli.py` and `tests/test.sh`.\n"
+                                 "2. **Test**: `tests/test_docs.py`.\n") == ["Add a thing step 1"]
+
+
 def test_the_checks_would_catch_a_missing_command_flag_or_file():
     assert _command_problems("`matchmeter frobnicate`, `matchmeter tasks lsit` and\n```\nmatchmeter run \\\n"
                              "    --agent bash --no-such-flag\n```\nbut not `from matchmeter import runner`") == [

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from matchmeter.errors import UserError
 from matchmeter.llm.pricing import PriceTable
-from matchmeter.schema import TokenUsage
+from matchmeter.schema import Configuration, TokenUsage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,6 +70,7 @@ def _custom_endpoint_configs(run_dirs: Sequence[Path]) -> set[str]:
         path = Path(run_dir) / "manifest.json"
         if path.is_file():
             for c in json.loads(path.read_text()).get("configurations", []):
-                if (c.get("agent") or {}).get("options", {}).get("api_base"):
-                    found.add(c["id"])
+                configuration = Configuration.model_validate(c)  # reads a run stored before `endpoint` existed too
+                if configuration.endpoint.api_base:
+                    found.add(configuration.id)
     return found

@@ -7,7 +7,8 @@ Outputs in the chosen directory (one condition: `scores.*`; several: `scores-<co
       scores.csv     one row per configuration (columns: `ams.score_columns()` + `trust`)
       scores.json    {"condition", "calibration": {...provenance...}, "simulated", "scores": [...rows...],
                       "partial": {cfg: missing task ids}, "trust": {cfg: state}, "excluded": {cfg: reason},
-                      "infra_errors": {cfg: n}, "repriced_with": table id or null}
+                      "infra_errors": {cfg: n}, "repriced_with": table id or null,
+                      "reward_keys": {cfg: {key: mean}} (Harbor's per-key means; {} without several keys)}
 
 An evaluation directory (it holds conditions.parquet) is scored one condition at a time (`--condition`,
 default original): rows of different conditions are never averaged into one AMS. Probe executions
@@ -28,6 +29,7 @@ from matchmeter.metrics.calibration import Calibration, check_price_table, read_
 from matchmeter.metrics.conditions import select_condition, unit_column
 from matchmeter.metrics.coverage import coverage_gaps
 from matchmeter.metrics.health import Health, check_health
+from matchmeter.metrics.reward_keys import per_key_payload
 from matchmeter.metrics.table import load_results
 from matchmeter.metrics.trust import split_probes, trust_states
 
@@ -42,6 +44,7 @@ class ScoreReport(NamedTuple):
     partial: dict[str, list[str]] = {}
     health: Health | None = None
     simulated_configs: frozenset[str] = frozenset()  # configurations with any sim/ execution (their rows say so)
+    reward_keys: dict[str, dict[str, float]] = {}  # configuration -> Harbor reward key -> mean (metrics.reward_keys)
 
 
 def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | None = None,
@@ -77,7 +80,8 @@ def score_runs(run_dirs: Sequence[Path], calibration_path: Path, alpha: float | 
     scored = set(scores.table["configuration_id"])
     partial = {c: m for c, m in coverage_gaps(frame, cuts.task_strata).items() if c in scored}
     return ScoreReport(scores, cal, Path(calibration_path), simulated, condition,
-                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial, health, sim_configs)
+                       {c: trust.get(c, "not probed") for c in sorted(scored)}, partial, health, sim_configs,
+                       per_key_payload(frame))
 
 
 def write_score_outputs(report: ScoreReport, out_dir: Path, stem: str = "scores") -> list[Path]:
@@ -106,4 +110,5 @@ def score_payload(report: ScoreReport) -> dict[str, Any]:
         "excluded": report.scores.excluded,
         "infra_errors": report.health.infra_errors if report.health else {},
         "repriced_with": report.health.repriced_with if report.health else None,
+        "reward_keys": report.reward_keys,
     }

@@ -14,6 +14,7 @@ from matchmeter.gate.rules import ReferenceKnowledge
 from matchmeter.gate.verdict import gate_candidates
 from matchmeter.optimizer.records import GENERIC, Selection, UnitState
 from matchmeter.optimizer.rewriter import request_candidates
+from matchmeter.runner.oracle_outputs import oracle_outputs
 from matchmeter.schema import TaskSpec, sha256_text
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def generic_unit(task: TaskSpec, rewriter: LMClientLike, judge: Judge | None, *,
     original = task.instruction
     outcome = request_candidates(rewriter, task_id=task.id, source=GENERIC, original=original, attempt=None, n=n,
                                  origin="generic")
-    knowledge = knowledge or ReferenceKnowledge.of_task(task)
+    knowledge = knowledge or ReferenceKnowledge.of_task(task, oracle=oracle_outputs)
     verdicts = gate_candidates([(c.candidate_id, c.text) for c in outcome.candidates], task_id=task.id,
                                source=GENERIC, original=original, knowledge=knowledge, judge=judge, votes=votes)
     chosen = next((v.candidate_id for v in verdicts if v.passed), None)

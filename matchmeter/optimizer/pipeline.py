@@ -29,11 +29,13 @@ from matchmeter.gate.judge import Judge, same_family_warning
 from matchmeter.gate.rules import ReferenceKnowledge
 from matchmeter.llm.spend import SpendLedger
 from matchmeter.optimizer.freeze import build_frozen, write_frozen
+from matchmeter.optimizer.gate_eval import check_judge, judge_note
 from matchmeter.optimizer.generic import generic_unit
 from matchmeter.optimizer.records import GENERIC, UnitState, source_slug
 from matchmeter.optimizer.report import OptimizeSummary, summarize
 from matchmeter.optimizer.sourceside import SourceRun, SourceSide, bind_source_side, source_spec, source_unit
 from matchmeter.runner.context import executor_session, progress_bar
+from matchmeter.runner.oracle_outputs import oracle_outputs
 from matchmeter.runner.store import check_out_dir
 from matchmeter.schema import TaskSpec, canonical_json
 
@@ -65,6 +67,11 @@ class OptimizeRequest(BaseModel):
                                         "shared by every unit running side by side.")
     executor: str = Field("local", description="Where source-side trials run: local (thread pool) or ray.")
     ray_address: str | None = None
+    judge_min_catch: float | None = Field(None, ge=0, le=1, description="Refuse a judge that caught less of the held-out "
+                                          "unfaithful rewrites (gate eval --split heldout).")
+    judge_max_false_rejection: float | None = Field(None, ge=0, le=1, description="Refuse a judge that rejected more of "
+                                                    "the held-out faithful rewrites.")
+    allow_unmeasured_judge: bool = Field(False, description="Use a judge whose rates are unknown or out of bounds.")
 
     def binding(self) -> dict[str, Any]:
         """What the output directory is bound to (not endpoints, keys, prices, cache or concurrency: they do
@@ -78,7 +85,8 @@ class OptimizeRequest(BaseModel):
 
 
 REACH_FIELDS = {"api_base", "api_key_env", "rewriter_api_base", "rewriter_api_key_env", "judge_api_base",
-                "judge_api_key_env", "prices", "use_cache", "concurrency", "spend_cap_usd", "executor", "ray_address"}
+                "judge_api_key_env", "prices", "use_cache", "concurrency", "spend_cap_usd", "executor", "ray_address",
+                "judge_min_catch", "judge_max_false_rejection", "allow_unmeasured_judge"}
 
 
 def _bind_out(request: OptimizeRequest) -> Path:
@@ -143,6 +151,8 @@ def state_path(out: Path, task_id: str, source: str) -> Path:
 def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary:
     """Run every unfinished unit, then freeze `descriptions.json` and audit it. Returns the summary."""
     check_out_dir(Path(request.out), ("optimize.json",))
+    check_judge(request.judge_model, min_catch=request.judge_min_catch, max_false_rejection=request.judge_max_false_rejection,
+                allow_unmeasured=request.allow_unmeasured_judge)
     source = SourceRun.open([Path(r) for r in request.runs], request.sources)
     units = [(t, s) for t in source.tasks for s in [*source.source_ids, *([GENERIC] if request.generic else [])]]
     todo = [(t, s) for t, s in units if not state_path(Path(request.out), t.id, s).exists()]
@@ -187,8 +197,6 @@ def optimize(request: OptimizeRequest, progress: bool = True) -> OptimizeSummary
                         units_skipped=done_before, clients=tuple(clients), source_side=side,
                         warnings=warnings)
     summary.stub_calls = stub.stats.http_calls if stub is not None else None
-    from matchmeter.optimizer.gate_eval import judge_note
-
     summary.judge_note = judge_note(request.judge_model)
     return summary
 
@@ -217,7 +225,7 @@ def _run_side_by_side(todo: list[tuple[TaskSpec, str]], unit: Callable[[TaskSpec
 
 def _run_unit(task: TaskSpec, src: str, source: SourceRun, side: SourceSide, rewriter: LMClientLike, judge: Judge,
               request: OptimizeRequest) -> UnitState:
-    knowledge = ReferenceKnowledge.of_task(task)
+    knowledge = ReferenceKnowledge.of_task(task, oracle=oracle_outputs)
     if src == GENERIC:
         return generic_unit(task, rewriter, judge, n=request.candidates, votes=request.judge_votes, knowledge=knowledge)
     return source_unit(task, src, source, side, rewriter, judge, n=request.candidates, votes=request.judge_votes,

@@ -4,7 +4,8 @@ The preservation audit re-runs the rule gate on every selected (non-fallback) de
 frozen set against its Original: a description that fails now "drifted" (its text or the rules
 changed since it was gated). It also counts how many selected descriptions carry a passing verdict.
 `audit_descset` lists rejected candidates with their reasons, judge votes and a unified diff against
-the Original, and the task contract the rules checked it against (contract.py), filtered by reason
+the Original, the task contract the rules checked it against (contract.py), and per broken obligation
+the Original's words beside the rewrite's closest words (`side_by_side`), filtered by reason
 prefix, task and source; a rewrite that gave no candidates is listed
 as `rewrite_unparsable:<why>` with the reply in place of the diff.
 """
@@ -18,9 +19,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from matchmeter.errors import UserError
+from matchmeter.gate.contract import clauses
 from matchmeter.gate.rules import ReferenceKnowledge, check_rules, contract_of
+from matchmeter.gate.verdict import GateVerdict
+from matchmeter.gate.vocabulary import content_words
 from matchmeter.optimizer.freeze import FrozenSet
 from matchmeter.optimizer.records import GENERIC, UnitState
+from matchmeter.runner.oracle_outputs import oracle_outputs
 from matchmeter.schema import TaskSpec
 
 if TYPE_CHECKING:
@@ -66,7 +71,7 @@ def drift_audit(frozen: FrozenSet, tasks: list[TaskSpec]) -> list[str]:
     by_id = {t.id: t for t in tasks}
     drifted = []
     for task_id, entry in sorted(frozen.tasks.items()):
-        knowledge = ReferenceKnowledge.of_task(by_id[task_id]) if task_id in by_id else ReferenceKnowledge()
+        knowledge = ReferenceKnowledge.of_task(by_id[task_id], oracle=oracle_outputs) if task_id in by_id else ReferenceKnowledge()
         picked = [*entry.sources.items(), *([(GENERIC, entry.generic)] if entry.generic else [])]
         for src, e in picked:
             if e.fallback:
@@ -129,6 +134,8 @@ class AuditEntry(BaseModel):
     votes: list[dict[str, Any]] = Field(default_factory=list)
     diff: str
     contract: list[str] = Field(default_factory=list, description="The task contract the rules checked (one item a line).")
+    broken: list[dict[str, str]] = Field(default_factory=list, description="Per broken obligation: what it is, the "
+                                         "Original's words and the rewrite's closest words (side by side).")
 
 
 def read_states(descset: Path) -> list[UnitState]:
@@ -163,3 +170,32 @@ def audit_descset(descset: Path, *, reason: str | None = None, task: str | None 
                                       votes=[v.model_dump(exclude={"reply_text"}) for v in verdict.votes], diff=diff,
                                       contract=contract_of(state.original_text).render().splitlines()))
     return entries
+
+
+def _closest(text: str, clauses_of: list[str]) -> str:
+    """The clause sharing most content words with `text`, or '(nothing like it)'."""
+    want = content_words(text)
+    best = max(clauses_of, key=lambda c: len(want & content_words(c)), default="")
+    return best if best and want & content_words(best) else "(nothing like it)"
+
+
+def side_by_side(original: str, candidate: str, verdict: GateVerdict) -> list[dict[str, str]]:
+    """Per reason of a rejection: the obligation broken, the Original's words and the rewrite's closest words."""
+    orig_clauses, cand_clauses = clauses(original), clauses(candidate)
+    items = {i.id: i for i in contract_of(original).items}
+    out = []
+    for reason in verdict.reasons:
+        if reason.startswith("judge"):
+            continue
+        kind, _, detail = reason.partition(":")
+        detail = detail.split(":", 1)[-1] if kind in ("drops_literal", "weakens_obligation") else detail
+        said = next((c for c in orig_clauses if detail[:40] and detail[:40] in c), detail or kind)
+        out.append({"obligation": reason, "original": said, "rewrite": _closest(said, cand_clauses)})
+    for vote in verdict.votes:
+        for item_id, status, note in vote.broken():
+            item = items.get(item_id) if item_id is not None else None
+            said = item.text if item else "(not in the Original)"
+            rewrite = note if item is None else _closest(said, cand_clauses)
+            out.append({"obligation": f"judge vote {vote.index + 1}: item {item_id or '-'} {status}: {note}"[:200],
+                        "original": said, "rewrite": rewrite})
+    return out

@@ -29,7 +29,7 @@ from matchmeter.runner.context import RunSpec, price_table_digest, price_table_i
 from matchmeter.runner.endpoints import INFRA_FAILURES, record_lm_counts, retire_failures
 from matchmeter.runner.executor import ExecutionPlan
 from matchmeter.runner.store import RunStore, check_out_dir
-from matchmeter.schema import Configuration, Description, RunManifest, TaskSpec
+from matchmeter.schema import Configuration, Description, ModelEndpoint, RunManifest, TaskSpec
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -233,18 +233,19 @@ def write_conditions_table(store: RunStore, units: list[Unit]) -> Path:
     return path
 
 
-def parse_target(spec: str, options: dict[str, str] | None = None) -> Configuration:
+def parse_target(spec: str, endpoint: ModelEndpoint | None = None) -> Configuration:
     """`AGENT[:MODEL]` → the configuration `matchmeter run --agent AGENT --model MODEL` would use.
 
-    `options` are the endpoint options (api_base, api_key_env, prices, cache) given to every non-sim target;
-    they are not part of the configuration digest, so executions stored by `run` are reused (--reuse)."""
+    `endpoint` (--api-base, --api-key-env, --prices, --no-cache) is given to every non-sim target; where and how
+    a model is reached is not part of the configuration digest, so executions stored by `run` are reused
+    (--reuse)."""
     from matchmeter.runner.run import configuration_from_flags
 
     agent, _, model = spec.partition(":")
     if not agent:
         raise UserError(f"bad target {spec!r}", "--target", "write AGENT[:MODEL], e.g. bash:sim/sloppy")
-    reach = options if model and not model.startswith("sim/") else None
-    return configuration_from_flags(agent, model or None, options=reach or None)
+    reach = endpoint if model and not model.startswith("sim/") else None
+    return configuration_from_flags(agent, model or None, endpoint=reach)
 
 
 def render_evaluation(summary: EvaluationSummary, calibration: Path | None, console: Console) -> None:

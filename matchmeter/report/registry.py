@@ -85,6 +85,8 @@ TABLES: list[TableEntry] = [
                SECTIONS[1].heading, _T.build_budget_quality, shown="plot", terminal=False),
     TableEntry("frontier", "Reward vs cost (upper convex hull from (0, 0))", SECTIONS[2].heading,
                _T.build_frontier),
+    TableEntry("reward_keys", "Reward per key (Harbor reward.json keys: mean over executions, a missing key 0)",
+               _CONFIGS, _T.build_reward_keys),
     TableEntry("per_task_reward", "Mean reward per configuration and task", SECTIONS[3].heading,
                _T.build_per_task_reward, shown="plot", terminal=False),
     TableEntry("table2_ablations", "Table 2 — AMS component ablation", _ABLATION, _T.build_ablations),

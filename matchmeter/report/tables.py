@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from matchmeter.metrics import ams
 from matchmeter.metrics.conditions import core_fidelity as fidelity
 from matchmeter.metrics.fairness import fairness_table
+from matchmeter.metrics.reward_keys import per_key_means
 from matchmeter.metrics.stats import cost_of_pass, pass_k_table, quality_cost_frontier, rank_agreement
 from matchmeter.metrics.transport import escaped_mismatches, transport_table
 from matchmeter.report.inputs import execution_cards
@@ -190,6 +191,12 @@ def per_task_reward(ctx: ReportContext, order: Sequence[str] = ()) -> pd.DataFra
     return finish(wide.reset_index(), ctx, "per_task_reward")
 
 
+def reward_keys(ctx: ReportContext) -> pd.DataFrame | None:
+    """Per configuration, the mean of every reward key a Harbor-format verifier wrote (metrics.reward_keys)."""
+    table = per_key_means(ctx.original)
+    return None if table is None else finish(table, ctx, "reward_keys")
+
+
 # ------------------------------------------------------------------ cards
 
 
@@ -269,6 +276,10 @@ def build_frontier(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: 
 
 def build_per_task_reward(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame:
     return per_task_reward(inputs.ctx, list(built["table1_configurations"]["configuration_id"]))
+
+
+def build_reward_keys(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:
+    return reward_keys(inputs.ctx)
 
 
 def build_ablations(inputs: TableInputs, built: Mapping[str, pd.DataFrame], key: str) -> pd.DataFrame | None:

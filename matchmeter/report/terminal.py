@@ -91,6 +91,12 @@ def render_scores(report: ScoreReport, console: Console) -> None:
         rows.append([row.configuration_id, str(row.rank), f"{row.ams:.3f}", *cells, str(row.n_executions),
                      row.coverage, row.trust, *flags])
     print_table(console, title, headers, rows, right={1, 2, 3, 4, 5, 6}, caption="per stratum: TQ AUBQC EFR")
+    if report.reward_keys:
+        keys = sorted({k for means in report.reward_keys.values() for k in means})
+        print_table(console, "Reward per key (mean over executions; a missing key counts 0, as in Harbor)",
+                    ["config", *keys], [[cfg, *(f"{means[k]:.3f}" if k in means else "-" for k in keys)]
+                                        for cfg, means in sorted(report.reward_keys.items())],
+                    right=set(range(1, len(keys) + 1)))
     for cfg, missing in report.partial.items():
         console.print(f"[yellow]PARTIAL:[/] {cfg}: no execution on {len(missing)} calibrated task(s): "
                       f"{', '.join(missing)}", highlight=False, soft_wrap=True)

@@ -33,8 +33,9 @@ def test_mostly_infra_configurations_are_left_out_with_the_reason(tmp_path):
 def test_reprice_uses_the_given_table_without_prefix_stripping_on_custom_endpoints(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    configs = [{"id": "local", "agent": {"options": {"api_base": "http://127.0.0.1:8000/v1"}}},
-               {"id": "hosted", "agent": {"options": {}}}]
+    # "local" as a run stored before the endpoint had its own field wrote it (agent options), "hosted" as now
+    configs = [{"id": "local", "agent": {"name": "bash", "options": {"api_base": "http://127.0.0.1:8000/v1"}}},
+               {"id": "hosted", "agent": {"name": "bash", "options": {}}, "endpoint": {"api_key_env": "K"}}]
     (run / "manifest.json").write_text(json.dumps({"configurations": configs}))
     prices = tmp_path / "p.toml"
     prices.write_text('table_id = "mine"\n[[price]]\npattern = "openai/coder"\ninput = 2.0\ncached_input = 0.0\n'

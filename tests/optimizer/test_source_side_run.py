@@ -72,7 +72,7 @@ def test_source_configurations_are_preflighted_before_out_is_written(source_run,
     for configuration in manifest["configurations"]:
         if configuration["id"] == SOURCE:
             configuration["model"] = "openai/unreachable"
-            configuration["agent"]["options"] = {"api_base": "http://127.0.0.1:9/v1"}
+            configuration["endpoint"]["api_base"] = "http://127.0.0.1:9/v1"
     (copy / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(UserError, match="preflight failed") as err:
         optimize(request(copy, tmp_path / "ds"), progress=False)

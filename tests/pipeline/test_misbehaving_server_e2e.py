@@ -92,7 +92,7 @@ def test_the_real_model_workflow_against_servers_that_misbehave(tmp_path):
         optimize = ["optimize", "--run", tmp_path / "run", "--out", tmp_path / "descset", "--candidates", "2",
                     "--no-generic", "--quiet", "--prices", prices, "--rewriter-model", "openai/writer",
                     "--rewriter-api-base", writer.api_base, "--judge-model", "openai/judge",
-                    "--judge-api-base", judge.api_base]
+                    "--judge-api-base", judge.api_base, "--allow-unmeasured-judge"]
         writer.fault = "503"
         proc = run_matchmeter(*optimize)
         assert proc.returncode == 1, proc.stderr

@@ -129,7 +129,7 @@ def pipeline(root: Path, tasks: Path, prices: Path, s: Servers, evaluate_flags: 
                    "--rewriter-model", "openai/writer", "--rewriter-api-base", s.rewriter.api_base,
                    "--rewriter-api-key-env", "MM_REWRITER_KEY",
                    "--judge-model", "openai/judge", "--judge-api-base", s.judge.api_base,
-                   "--judge-api-key-env", "MM_JUDGE_KEY").stdout
+                   "--judge-api-key-env", "MM_JUDGE_KEY", "--allow-unmeasured-judge").stdout
     steps["optimize"], before = _delta(s, before), s.calls()
     evaluate = _mm("evaluate", "--descriptions", str(root / "descset"), "--target", "bash:openai/coder",
                    *target_flags, "--reuse", str(root / "run"), "--conditions", "original,self",

@@ -39,6 +39,7 @@ def test_every_table_a_report_builds_is_titled_and_in_its_html_section(tmp_path,
     title, and each one shown as a table is in the HTML under its section's heading (none drops out)."""
     df = synthetic_conditions(n_targets=3, n_tasks=9, n_sources=3, seed=5)
     df["simulated"] = False
+    df["rewards"] = [json.dumps({"reward": r, "speed": 0.5}) for r in df["reward"]]  # a Harbor verifier's keys
     _, cal = calibrated(tmp_path, monkeypatch, capsys, df.loc[df["condition"] == "original"])
     out = tmp_path / "cond.html"
     code, _, err = cli(monkeypatch, capsys, "report", run_dir(tmp_path, "eval", df), "--calibration", cal,
@@ -60,7 +61,8 @@ def test_a_metric_added_by_one_registry_entry_is_in_the_files_the_terminal_and_t
                                                                                           capsys):
     entry = TableEntry("tasks_per_configuration", "Tasks per configuration on Original", "Transport",
                        tasks_per_configuration)
-    monkeypatch.setattr(registry, "TABLES", [*TABLES, entry])  # the one registry line
+    unsupported = TableEntry("never_supported", "Never supported by the data", "Transport", lambda *_: None)
+    monkeypatch.setattr(registry, "TABLES", [*TABLES, entry, unsupported])  # the one registry line (each)
     _, cal = calibrated(tmp_path, monkeypatch, capsys, reference_table())
     df = scored_table()
     out = tmp_path / "report.html"
@@ -79,6 +81,9 @@ def test_a_metric_added_by_one_registry_entry_is_in_the_files_the_terminal_and_t
     for cfg, n in expected.items():
         assert f"<td class=s>{cfg}</td><td>{n}</td>" in table
     assert html.rfind("<h2>", 0, html.index('id="tasks_per_configuration"')) == html.index("<h2>Transport</h2>")
+    # a builder that returns None (the data does not support its table) leaves it out of every output
+    assert not list((tmp_path / "t").glob("never_supported.*"))
+    assert "Never supported by the data" not in stdout + html
 
 
 def test_a_table_that_is_not_registered_is_refused_not_dropped():
