@@ -31,7 +31,7 @@ check: venv
 # once. The thousands of host trials of the built-in suite spread too: each runs in a network namespace of its own
 # (tests/tasks/harness.py), so two trials listening on one seeded port at once never answer each other's verifier.
 test: check
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 3 --dist loadgroup --durations=25 $(PYTEST_ARGS)
 
 # Everything not marked `slow` (no sandbox, Docker, CLI install, browser or suite-trial tests).
 test-fast: check

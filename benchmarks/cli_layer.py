@@ -8,8 +8,9 @@ docker/bwrap ratio. The fresh images it made are removed at the end.
 
     .venv/bin/python benchmarks/cli_layer.py [--trials 3] [--agent mini-swe-agent]
 
-With --layers, each install kind's layer instead (issue 38): Codex CLI and Claude Code (pypi-binary) and
-the tiny npm CLI of tests/data/npm-hello-cli from its packed tarball (npm: Node from PyPI + node_modules).
+With --layers, each install kind's layer instead (issue 38): mini-swe-agent and aider (pypi: a venv in the
+layer), Codex CLI and Claude Code (pypi-binary) and the tiny npm CLI of tests/data/npm-hello-cli from its
+packed tarball (npm: Node from PyPI + node_modules).
 Per CLI: the host fetch (first, then cached), the layer's size (layer image minus its task image), the
 bwrap export's size on disk, and the cold build time, median over --reps fresh task images (each a new
 random token, so nothing is cached), and the first bwrap export.
@@ -40,13 +41,14 @@ from matchmeter.runner.agents.adapters.npm import TARBALLS_ENV  # noqa: E402
 from matchmeter.runner.run import configuration_from_flags  # noqa: E402
 from matchmeter.runner.sandbox import baseimage, clilayer, get_backend, rootfs  # noqa: E402
 from matchmeter.runner.trial import TrialRequest, run_trial  # noqa: E402
-from matchmeter.schema import Description  # noqa: E402
+from matchmeter.schema import Description, ModelEndpoint  # noqa: E402
 from matchmeter.tasks.loader import load_task  # noqa: E402
 from tests.helpers.tasks import write_task  # noqa: E402
 from tests.runner.adapters.conftest import HELLO_PLUGIN_DIR, pack_npm_hello  # noqa: E402
 from tests.runner.adapters.test_live_cli import REPLIES  # noqa: E402
 
 MODEL = "openai/stub/scripted"
+LAYER_AGENTS = ("mini-swe-agent", "aider", "codex", "claude-code")  # the live CLIs, beside the npm one
 
 
 def _timed(fn):  # type: ignore[no-untyped-def]
@@ -81,7 +83,7 @@ def layers(reps: int) -> int:
         os.environ[TARBALLS_ENV] = str(tarballs)
         os.environ["NPM_CONFIG_CACHE"] = str(tarballs / ".npm")
         os.environ["MATCHMETER_CLIS_DIR"] = str(tmp / "clis")  # a first fetch (pip's own cache may be warm)
-        specs = {name: adapter_class(name).profile().install for name in ("codex", "claude-code")}  # type: ignore[union-attr]
+        specs = {name: adapter_class(name).profile().install for name in LAYER_AGENTS}  # type: ignore[union-attr]
         sys.path.insert(0, str(HELLO_PLUGIN_DIR))
         specs["npm-hello"] = importlib.import_module("mm_hello_plugin").HelloNpmAdapter.profile().install
         for name, spec in specs.items():
@@ -157,7 +159,7 @@ def main() -> int:
                         run_id="bench-clilayer", execution_key=f"{name}-{i}",
                         configuration=configuration_from_flags(args.agent, MODEL), task=task,
                         description=Description.original(task), seed=0, attempt=0, backend=backend,
-                        logs_dir=tmp / f"logs-{name}-{i}", api_base=stub.api_base, gateway=gw)
+                        logs_dir=tmp / f"logs-{name}-{i}", endpoint=ModelEndpoint(api_base=stub.api_base), gateway=gw)
                     seconds, outcome = _timed(lambda request=request: run_trial(request))
                 if outcome.result.failure_mode != "none":
                     print(f"{name} trial {i} failed: {outcome.result.error}")

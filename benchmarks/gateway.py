@@ -1,144 +1,203 @@
-"""Benchmark: what the model gateway adds per call, and the calls/s it sustains for 16 executions.
+"""Benchmark: what the model gateway adds per call, and the calls/s it passes at 16 concurrent, per path.
 
-Run: `.venv/bin/python benchmarks/gateway.py [--calls 200] [--executions 16] [--per-execution 25]`.
+Run: `.venv/bin/python benchmarks/gateway.py [--calls 200] [--executions 16] [--per-execution 40] [--rounds 3]`.
 
-Latency (same run, interleaved so machine load hits every path alike; cache off everywhere):
-  direct-http   one POST straight to the loopback stub (httpx, keep-alive)
-  direct-client `LMClient.complete` to the stub: what the bash agent did before the gateway
-  gateway       one POST to the gateway (token, TCP loopback), which forwards through LMClient to the stub
-  direct-stream `LMClient.stream` to the stub (SSE, usage from the final chunk), read to the end
-  gateway-stream one streamed POST to the gateway, SSE relayed delta by delta, read to the end
-Prints the median of each and the median added latency of the gateway over the direct paths, plain and
-streamed (`--no-stream` skips the streamed pair).
-Throughput: `--executions` sessions, one thread each, each making `--per-execution` sequential calls
-through the gateway at once; prints calls/s over the whole wall time and the p50/p95 call latency.
+Three processes, as in a run: the upstream (llm/canned_upstream.py, a fast canned OpenAI-compatible server), the
+gateway (this file with --serve-gateway: one Gateway on loopback TCP, sessions opened for both paths) and the
+client (this process). Cache off everywhere. Two gateway paths, to the same upstream and model (stub/canned):
+    pass-through   the request forwarded as it is on the gateway's event loop (llm/gateway_passthrough.py)
+    translated     the same request through litellm in the gateway's thread pool (Upstream(passthrough=False))
+Latency: for each of --calls rounds, one call direct to the upstream and one through each path, in a shuffled
+order (so machine load hits every path alike), plain and streamed (SSE read to the end); the added latency of a
+path is the median over rounds of (its call - that round's direct call).
+Throughput: --executions concurrent clients (one gateway session each) making --per-execution sequential calls;
+calls/s over the wall time, direct and per path, in --rounds interleaved rounds; the ratio of a path is the
+median over rounds of (path calls/s / that round's direct calls/s). The gateway checks at the end that every
+call it answered was metered with tokens. CPU per call of the upstream and gateway processes (from /proc) is
+printed too: on a shared, loaded machine it is steadier than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import random
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx  # noqa: E402
-
-from matchmeter.llm.client import LMClient  # noqa: E402
-from matchmeter.llm.gateway import Gateway, Upstream  # noqa: E402
-from matchmeter.llm.stub_server import StubServer  # noqa: E402
-
+MODEL = "stub/canned"
 MESSAGES = [{"role": "system", "content": "You run shell commands."},
             {"role": "user", "content": "List the files in the working directory, please."}]
-REPLY = "THOUGHT: list them.\n\n```bash\nls -la\n```"
+PATHS = ("pass-through", "translated")
 
 
-def _timed(fn) -> float:  # type: ignore[no-untyped-def]
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+# ---------------------------------------------------------------------- the gateway process
 
 
-def _read_stream(http: httpx.Client, url: str, body: dict, auth: dict) -> None:  # type: ignore[type-arg]
-    with http.stream("POST", url, json={**body, "stream": True}, headers=auth) as response:
-        response.raise_for_status()
-        for _ in response.iter_bytes():
-            pass
+def serve_gateway(api_base: str, sessions: int, out: Path) -> int:
+    """Open `sessions` + 1 sessions per path, write their tokens to `out`, serve until stdin closes, then print
+    what each path metered (JSON) and exit."""
+    from matchmeter.atomicfile import atomic_write_text
+    from matchmeter.llm.gateway import Gateway, Upstream
+    from matchmeter.schema import ModelEndpoint
+
+    with Gateway(tcp=True) as gateway:
+        opened = {path: [gateway.open_session(f"{path}-{i}", Upstream(
+            model=MODEL, passthrough=path == "pass-through",
+            endpoint=ModelEndpoint(api_base=api_base, use_cache=False))) for i in range(sessions + 1)]
+            for path in PATHS}
+        atomic_write_text(out, json.dumps({"url": gateway.url, **{p: [s.token for s in ss] for p, ss in opened.items()}}))
+        sys.stdin.read()
+        calls = {p: [c for s in ss for c in gateway.close_session(s).calls] for p, ss in opened.items()}
+    print(json.dumps({p: {"answered": sum(c.status == 200 for c in cs), "failed": sum(c.status != 200 for c in cs),
+                          "metered": sum(c.status == 200 and c.tokens.total > 0 for c in cs)}
+                      for p, cs in calls.items()}), flush=True)
+    return 0
 
 
-def latency(stub: StubServer, gateway: Gateway, cache_dir: Path, calls: int, streamed: bool = True) \
-        -> dict[str, list[float]]:
-    session = gateway.open_session("bench-latency", Upstream(model="stub/scripted", api_base=stub.api_base,
-                                                               use_cache=False, cache_dir=cache_dir))
-    client = LMClient("stub/scripted", api_base=stub.api_base, use_cache=False, cache_dir=cache_dir)
-    body = {"model": "stub/scripted", "messages": MESSAGES}
-    auth = {"Authorization": f"Bearer {session.token}"}
-    out: dict[str, list[float]] = {"direct-http": [], "direct-client": [], "gateway": []}
-    if streamed:
-        out.update({"direct-stream": [], "gateway-stream": []})
-    url = f"{gateway.url}/v1/chat/completions"
-    with httpx.Client(timeout=30) as http:
-        for _ in range(5):  # warm-up: litellm import, connection pools
-            client.complete(MESSAGES)
-            http.post(url, json=body, headers=auth).raise_for_status()
-            if streamed:
-                client.stream(MESSAGES, lambda _t, _m: None)
-                _read_stream(http, url, body, auth)
+# ---------------------------------------------------------------------- the client
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process used so far: what a call costs it, whatever the machine's load."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_file(path: Path, proc: subprocess.Popen, what: str) -> str:
+    deadline = time.monotonic() + 120
+    while not path.exists() or not path.read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the {what} process did not start (exit {proc.poll()})")
+        time.sleep(0.05)
+    return path.read_text()
+
+
+def latency(targets: dict[str, tuple[str, str | None]], calls: int, stream: bool) -> dict[str, list[float]]:
+    """Per round: one call to each target in a shuffled order; seconds per call."""
+    import httpx
+
+    body = {"model": "agent-model", "messages": MESSAGES, "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    out: dict[str, list[float]] = {name: [] for name in targets}
+    with httpx.Client(timeout=60) as http:
+        def one(url: str, token: str | None) -> float:
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            t0 = time.perf_counter()
+            with http.stream("POST", url, json=body, headers=headers) as response:
+                response.raise_for_status()
+                for _ in response.iter_raw():
+                    pass
+            return time.perf_counter() - t0
+
+        for _ in range(10):  # warm-up: connections, first-call paths
+            for url, token in targets.values():
+                one(url, token)
         for _ in range(calls):
-            out["direct-http"].append(_timed(lambda: http.post(f"{stub.api_base}/chat/completions", json=body)
-                                             .raise_for_status()))
-            out["direct-client"].append(_timed(lambda: client.complete(MESSAGES)))
-            out["gateway"].append(_timed(lambda: http.post(f"{gateway.url}/v1/chat/completions", json=body,
-                                                           headers=auth).raise_for_status()))
-            if streamed:
-                out["direct-stream"].append(_timed(lambda: client.stream(MESSAGES, lambda _t, _m: None)))
-                out["gateway-stream"].append(_timed(lambda: _read_stream(http, url, body, auth)))
-    client.close()
-    meter = gateway.close_session(session)
-    assert len(meter.answered) == (calls + 5) * (2 if streamed else 1), "every gateway call must be metered"
-    assert all(c.tokens.total > 0 for c in meter.answered), "streamed calls must be metered from the usage chunk"
+            order = list(targets.items())
+            random.shuffle(order)
+            for name, (url, token) in order:
+                out[name].append(one(url, token))
     return out
 
 
-def throughput(stub: StubServer, gateway: Gateway, cache_dir: Path, executions: int, per_execution: int) \
-        -> tuple[float, list[float]]:
-    sessions = [gateway.open_session(f"bench-{i}", Upstream(model="stub/scripted", api_base=stub.api_base,
-                                                           use_cache=False, cache_dir=cache_dir))
-                for i in range(executions)]
-    latencies: list[float] = []
-    lock = threading.Lock()
-    start = threading.Barrier(executions + 1)
+async def _throughput(url: str, tokens: list[str | None], per_execution: int) -> float:
+    import aiohttp
 
-    def run(token: str) -> None:
-        mine = []
-        with httpx.Client(timeout=60) as http:
-            start.wait()
-            for _ in range(per_execution):
-                mine.append(_timed(lambda: http.post(f"{gateway.url}/v1/chat/completions",
-                                                     json={"model": "m", "messages": MESSAGES},
-                                                     headers={"Authorization": f"Bearer {token}"}).raise_for_status()))
-        with lock:
-            latencies.extend(mine)
+    body = json.dumps({"model": "agent-model", "messages": MESSAGES}).encode()
 
-    threads = [threading.Thread(target=run, args=(s.token,)) for s in sessions]
-    for t in threads:
-        t.start()
-    start.wait()
-    t0 = time.perf_counter()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - t0
-    metered = sum(len(gateway.close_session(s).answered) for s in sessions)
-    assert metered == executions * per_execution, "every call of every execution must be metered"
-    return metered / wall, latencies
+    async def execution(http: aiohttp.ClientSession, token: str | None) -> None:
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+        for _ in range(per_execution):
+            async with http.post(url, data=body, headers=headers) as response:
+                assert response.status == 200, await response.text()
+                await response.read()
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        await asyncio.gather(*(execution(http, tokens[0]) for _ in range(2)))  # warm-up
+        t0 = time.perf_counter()
+        await asyncio.gather(*(execution(http, token) for token in tokens))
+        return len(tokens) * per_execution / (time.perf_counter() - t0)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--calls", type=int, default=200, help="Latency rounds (each: direct + both paths).")
     parser.add_argument("--executions", type=int, default=16)
-    parser.add_argument("--per-execution", type=int, default=25)
-    parser.add_argument("--no-stream", action="store_true", help="Skip the streamed pair.")
+    parser.add_argument("--per-execution", type=int, default=40, help="Sequential calls per execution (pass-through "
+                        "and direct; the translated path makes a quarter as many: it is ~30x slower).")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-stream", action="store_true", help="Skip the streamed latency rounds.")
+    parser.add_argument("--serve-gateway", nargs=3, metavar=("API_BASE", "SESSIONS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="mm-gw-bench-") as tmp, StubServer(lambda _req: REPLY) as stub, \
-            Gateway(socket_path=Path(tmp) / "gw.sock") as gateway:
-        lat = latency(stub, gateway, Path(tmp) / "cache", args.calls, streamed=not args.no_stream)
-        med = {k: statistics.median(v) * 1000 for k, v in lat.items()}
-        for name, value in med.items():
-            print(f"median latency {name:14s} {value:8.2f} ms  (n={len(lat[name])})")
-        print(f"gateway adds {med['gateway'] - med['direct-http']:.2f} ms per call over direct HTTP to the stub, "
-              f"{med['gateway'] - med['direct-client']:.2f} ms over the in-process LMClient path")
-        if not args.no_stream:
-            print(f"streamed: gateway adds {med['gateway-stream'] - med['direct-stream']:.2f} ms per call over "
-                  f"LMClient.stream (plain: {med['gateway'] - med['direct-client']:.2f} ms)")
-        rate, lats = throughput(stub, gateway, Path(tmp) / "cache", args.executions, args.per_execution)
-        lats.sort()
-        print(f"{args.executions} concurrent executions x {args.per_execution} calls: {rate:.1f} calls/s sustained, "
-              f"p50 {lats[len(lats) // 2] * 1000:.1f} ms, p95 {lats[int(len(lats) * 0.95)] * 1000:.1f} ms")
+    if args.serve_gateway:
+        return serve_gateway(args.serve_gateway[0], int(args.serve_gateway[1]), Path(args.serve_gateway[2]))
+
+    with tempfile.TemporaryDirectory(prefix="mm-gw-bench-") as tmp:
+        port_file, tokens_file = Path(tmp) / "port", Path(tmp) / "tokens.json"
+        upstream = subprocess.Popen([sys.executable, "-m", "matchmeter.llm.canned_upstream", "--port-file",
+                                     str(port_file)])
+        gateway = None
+        try:
+            api_base = f"http://127.0.0.1:{_wait_file(port_file, upstream, 'upstream')}/v1"
+            gateway = subprocess.Popen([sys.executable, __file__, "--serve-gateway", api_base, str(args.executions),
+                                        str(tokens_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            info = json.loads(_wait_file(tokens_file, gateway, "gateway"))
+            gw = f"{info['url']}/v1/chat/completions"
+            targets = {"direct": (f"{api_base}/chat/completions", None),
+                       **{path: (gw, info[path][-1]) for path in PATHS}}
+            for stream in (False, True) if not args.no_stream else (False,):
+                lat = latency(targets, args.calls, stream)
+                label = "streamed" if stream else "plain"
+                print(f"latency, {label} (median of {args.calls} interleaved rounds):")
+                for name, values in lat.items():
+                    print(f"  {name:13s} {statistics.median(values) * 1000:8.2f} ms per call")
+                for path in PATHS:
+                    added = [p - d for p, d in zip(lat[path], lat["direct"], strict=True)]
+                    print(f"  {path:13s} adds {statistics.median(added) * 1000:6.2f} ms (paired median; "
+                          f"p90 {sorted(added)[int(len(added) * 0.9)] * 1000:.2f} ms)")
+            rates: dict[str, list[float]] = {"direct": [], **{p: [] for p in PATHS}}
+            cpu: dict[str, list[float]] = {"upstream": [], **{p: [] for p in PATHS}}  # ms per call
+            for _ in range(args.rounds):
+                before = cpu_s(upstream.pid)
+                rates["direct"].append(asyncio.run(_throughput(targets["direct"][0], [None] * args.executions,
+                                                               args.per_execution)))
+                cpu["upstream"].append((cpu_s(upstream.pid) - before) * 1000 / (args.executions + 2) / args.per_execution)
+                for path in PATHS:
+                    per = args.per_execution if path == "pass-through" else max(args.per_execution // 4, 2)
+                    before = cpu_s(gateway.pid)
+                    rates[path].append(asyncio.run(_throughput(gw, info[path][:args.executions], per)))
+                    cpu[path].append((cpu_s(gateway.pid) - before) * 1000 / (args.executions + 2) / per)
+            print(f"throughput, {args.executions} concurrent (median of {args.rounds} interleaved rounds):")
+            print(f"  upstream direct {statistics.median(rates['direct']):8.1f} calls/s")
+            for path in PATHS:
+                ratios = [r / d for r, d in zip(rates[path], rates["direct"], strict=True)]
+                print(f"  {path:15s} {statistics.median(rates[path]):8.1f} calls/s = "
+                      f"{statistics.median(ratios):.3f}x the upstream's own (per-round ratios "
+                      f"{', '.join(f'{x:.3f}' for x in ratios)})")
+            print(f"CPU per call (median of rounds; /proc, 10 ms ticks): upstream {statistics.median(cpu['upstream']):.2f} ms, "
+                  + ", ".join(f"gateway {p} {statistics.median(cpu[p]):.2f} ms" for p in PATHS))
+            out, _ = gateway.communicate("", timeout=120)
+            metered = json.loads(out.strip().splitlines()[-1])
+            print(f"gateway meters: {metered}")
+            for path, counts in metered.items():
+                assert counts["failed"] == 0, (path, counts)
+                assert counts["metered"] == counts["answered"] > 0, (path, counts)
+        finally:
+            for proc in (gateway, upstream):
+                if proc is not None and proc.poll() is None:
+                    proc.terminate()
+                    proc.wait(10)
     return 0
 
 

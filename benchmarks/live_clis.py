@@ -5,7 +5,8 @@ image layer (built or looked up before the first timed trial, so no build is tim
 Trials alternate CLI / bash agent per (backend, task, rep), so machine load hits both alike. Prints, per
 agent and backend, the median trial wall and the reward of every trial, then the CLI/bash ratio of medians.
 
-    .venv/bin/python benchmarks/live_clis.py [--agents codex] [--backends docker bwrap] [--reps 3]
+    .venv/bin/python benchmarks/live_clis.py [--agents codex claude-code mini-swe-agent aider]
+        [--backends docker bwrap] [--reps 3]
         [--tasks cleanup-old-tmp commit-special-message]
 """
 
@@ -28,11 +29,12 @@ from matchmeter.runner.agents.adapters import cli_install  # noqa: E402
 from matchmeter.runner.run import configuration_from_flags  # noqa: E402
 from matchmeter.runner.sandbox import baseimage, clilayer, get_backend  # noqa: E402
 from matchmeter.runner.trial import TrialRequest, run_trial  # noqa: E402
-from matchmeter.schema import Description  # noqa: E402
+from matchmeter.schema import Description, ModelEndpoint  # noqa: E402
 from matchmeter.tasks.loader import builtin_suite_dir, load_tasks  # noqa: E402
 from tests.helpers.clis import machine_clis_dir  # noqa: E402
 
 MODEL = "sim/expert"
+LIVE_AGENTS = ("codex", "claude-code", "mini-swe-agent", "aider")  # every CLI that runs live here (issue 38)
 
 
 def trial(tmp: Path, agent: str, backend: str, task, key: str) -> tuple[float, float, str]:  # type: ignore[no-untyped-def]
@@ -42,13 +44,13 @@ def trial(tmp: Path, agent: str, backend: str, task, key: str) -> tuple[float, f
         outcome = run_trial(TrialRequest(
             run_id="bench-live-clis", execution_key=key, configuration=configuration_from_flags(agent, MODEL),
             task=task, description=Description.original(task), seed=0, attempt=0, backend=get_backend(backend),
-            logs_dir=tmp / key, api_base=sim_api_base(stub.url, task.id, 0), gateway=gateway))
+            logs_dir=tmp / key, endpoint=ModelEndpoint(api_base=sim_api_base(stub.url, task.id, 0)), gateway=gateway))
         return time.perf_counter() - started, outcome.result.reward, outcome.result.failure_mode
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", nargs="+", default=["codex"])
+    parser.add_argument("--agents", nargs="+", default=list(LIVE_AGENTS))
     parser.add_argument("--backends", nargs="+", default=["docker", "bwrap"])
     parser.add_argument("--tasks", nargs="+", default=["cleanup-old-tmp", "commit-special-message"])
     parser.add_argument("--reps", type=int, default=3)
