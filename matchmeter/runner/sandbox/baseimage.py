@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -245,21 +246,82 @@ def _build(client: Any, env: Environment, dockerfile: str, tag: str) -> None:
             context = Path(tmp) / "context"
             shutil.copytree(env.dir, context, symlinks=True)
             (context / dockerfile).write_text(env.rewritten())
-        build_image(client, context, dockerfile, tag)
+        build_image(client, context, dockerfile, tag, env.bases)
 
 
-def build_image(client: Any, context: Path, dockerfile: str, tag: str) -> None:
-    """`docker build` of a local context, never pulling, labelled as matchmeter's; SandboxError with the log tail."""
+# A build error naming a path inside the engine's storage driver is the driver's fault, not the Dockerfile's:
+# fuse-overlayfs under load lost a layer's files mid-build ("open /var/lib/docker/fuse-overlayfs/<id>-init/merged/
+# usr/share/libgcrypt20: no such file or directory", a CI run). Such a build is retried; any other error is not.
+STORAGE_FAULT = re.compile(r"/(?:fuse-overlayfs|overlay2?|vfs|btrfs|zfs|aufs)/\S+: no such file or directory")
+BUILD_ATTEMPTS = 3
+UNCHECKED = "-unchecked"  # the tag a build gets until its layers are checked; only then the real tag
+
+
+def build_image(client: Any, context: Path, dockerfile: str, tag: str, bases: list[str] | None = None) -> None:
+    """`docker build` of a local context, never pulling, labelled as matchmeter's; SandboxError with the log tail.
+
+    A storage-driver fault is retried (STORAGE_FAULT). The same driver has also committed a RUN step's layer
+    empty (every file it wrote missing from the image): a build whose RUN/COPY/ADD step (above `bases`) made an
+    empty layer is built once more without the cache, and the second build stands either way (a step that writes
+    nothing makes an empty layer every time). The image gets `tag` only after that check, so a concurrent reader
+    never takes an unchecked image. A layer that lost only some of its files is not detected here.
+    """
+    repository, _, version = tag.rpartition(":")
+    unchecked = f"{repository}:{version}{UNCHECKED}"
+    _build_retrying(client, context, dockerfile, unchecked, nocache=False)
+    empty = empty_steps(client, unchecked, bases or [])
+    if empty:
+        first = client.images.get(unchecked).id
+        _build_retrying(client, context, dockerfile, unchecked, nocache=True)
+        if client.images.get(unchecked).id != first:
+            _remove_quietly(client, first)
+    client.images.get(unchecked).tag(repository, version)
+    _remove_quietly(client, unchecked)  # only the name: the image keeps `tag`
+
+
+def empty_steps(client: Any, image: str, bases: list[str]) -> list[str]:
+    """The image's filesystem steps (RUN, COPY, ADD) above its base images whose layer is empty, newest first."""
+    base_ids = {client.images.get(b).id for b in bases if image_exists(client, b)}
+    empty = []
+    for entry in client.images.get(image).history():  # newest first
+        if entry.get("Id") in base_ids:
+            break
+        created = str(entry.get("CreatedBy") or "")
+        metadata = "#(nop)" in created and not re.search(r"#\(nop\)\s+(COPY|ADD)\b", created)
+        if not metadata and int(entry.get("Size") or 0) == 0:
+            empty.append(created)
+    return empty
+
+
+def _build_retrying(client: Any, context: Path, dockerfile: str, tag: str, nocache: bool) -> None:
+    for attempt in range(1, BUILD_ATTEMPTS + 1):
+        try:
+            _build_once(client, context, dockerfile, tag, nocache)
+            return
+        except SandboxError as exc:
+            if attempt == BUILD_ATTEMPTS or not STORAGE_FAULT.search(str(exc)):
+                raise
+            time.sleep(attempt)
+
+
+def _build_once(client: Any, context: Path, dockerfile: str, tag: str, nocache: bool) -> None:
     import docker.errors
 
     try:
-        client.images.build(path=str(context), dockerfile=dockerfile, tag=tag, pull=False, rm=True,
-                            forcerm=True, labels={policy.LABEL_KEY: policy.LABEL_VALUE})
+        client.images.build(path=str(context), dockerfile=dockerfile, tag=tag, pull=False, rm=True, forcerm=True,
+                            nocache=nocache, labels={policy.LABEL_KEY: policy.LABEL_VALUE})
     except docker.errors.BuildError as exc:
         lines = [str(chunk.get("stream", chunk.get("error", ""))).strip() for chunk in exc.build_log]
         raise SandboxError(f"building {tag} failed: {exc.msg}; {' | '.join(x for x in lines if x)[-400:]}") from exc
     except docker.errors.APIError as exc:
         raise SandboxError(f"building {tag} failed: {exc}") from exc
+
+
+def _remove_quietly(client: Any, image: str) -> None:
+    try:
+        client.images.remove(image, noprune=False)
+    except Exception:  # noqa: BLE001 - in use or already gone: a leftover name or image, not a failure
+        pass
 
 
 def image_env(client: Any, image: str) -> dict[str, str]:

@@ -168,5 +168,5 @@ def layer_image(client: Any, base: str, cli: CliInstall) -> str:
         with tempfile.TemporaryDirectory(prefix="matchmeter-clilayer-") as tmp:
             context = Path(tmp)
             (context / "Dockerfile").write_text(_fill_context(context, base, cli, tag))
-            baseimage.build_image(client, context, "Dockerfile", tag)
+            baseimage.build_image(client, context, "Dockerfile", tag, [base])
     return tag
