@@ -40,6 +40,7 @@ from matchmeter.errors import (
     SandboxError,
     SpendCapReached,
     UserError,
+    VerifierError,
 )
 from matchmeter.runner.agents import Agent, get_agent
 from matchmeter.runner.agents.adapters import cli_install, host_paths, install_spec, needs_network
@@ -60,6 +61,7 @@ from matchmeter.runner.verdict import (
     read_verdict,
     scalar_of,
     verdict_paths,
+    with_exit,
 )
 from matchmeter.schema import (
     Configuration,
@@ -325,7 +327,10 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult, tests
     probe = [f"{live.logs}/probe.json"] if task.probe else []
     files = FilesRead(sandbox, sandbox.halt([*verdict_paths(live.logs, task), *probe]))
     check_finished(verify, verify_s)  # a verifier that timed out or was killed has no verdict
-    graded, scores, raw, result.verdict_file, result.rewards = read_verdict(files, live.logs, task)
+    try:
+        graded, scores, raw, result.verdict_file, result.rewards = read_verdict(files, live.logs, task)
+    except VerifierError as exc:
+        raise with_exit(exc, verify) from exc
     if task.probe:
         result.trust_flags[f"probe:{task.probe}"] = _read_probe(files, live.logs)
     result.safety_findings = diff_snapshots(live.before, restarted.after, task.safety, live.app)

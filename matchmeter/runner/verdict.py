@@ -109,6 +109,14 @@ def check_finished(verify: ExecResult, timeout_s: float) -> None:
                             "no reward is read")
 
 
+def with_exit(exc: VerifierError, verify: ExecResult) -> VerifierError:
+    """The error with how the verifier's command ended and its last output line: a verifier that wrote no reward
+    file says why in the stored error (the whole output is in verifier.log)."""
+    lines = [line.strip() for line in verify.output.splitlines() if line.strip()]
+    last = f": {lines[-1][:200]}" if lines else " with no output"
+    return VerifierError(f"{exc}; the verifier exited {verify.exit_code}{last}")
+
+
 def _cat(sandbox: _Exec, logs: str, name: str) -> str | None:
     """The file's text, None when it is absent or empty; VerifierError when it is there but not a regular file.
     Read by the harness, never by a program inside the sandbox (a planted `cat` could forge it), and only

@@ -99,10 +99,12 @@ def test_step_budget_and_deadline_are_enforced(tmp_path, backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_verifier_without_reward_is_a_verifier_error(tmp_path, backend):
-    task = write_task(tmp_path / "tasks", test_sh="echo forgot to write a reward\n")
+    """The stored error says how the verifier ended and its last line (the whole output is in verifier.log)."""
+    task = write_task(tmp_path / "tasks", test_sh="echo checking out.txt\necho 'Traceback: KeyError: x' >&2\nexit 3\n")
     result = _trial(tmp_path, backend, "oracle", task).result
     assert result.failure_mode == "verifier_error"
-    assert "reward.txt" in result.error
+    assert result.error.startswith("the verifier wrote no reward file (")
+    assert result.error.endswith("reward.txt); the verifier exited 3: Traceback: KeyError: x")
     assert result.reward == 0.0
 
 
