@@ -200,14 +200,17 @@ def _hosts_codex_names(binary: str, config: str, tmp_path: Path) -> set[str]:
 def test_the_config_switches_leave_the_gateway_as_codexs_only_destination(layer, tmp_path, monkeypatch):
     """With the adapter's config.toml Codex names no host but the gateway (http on loopback); with only the
     provider section, it goes for GitHub and chatgpt.com (analytics at ab.chatgpt.com) at start-up. Fails when
-    any of the analytics/plugins/apps switches is dropped."""
+    any of the analytics/plugins/apps switches is dropped. Which GitHub hosts a short run gets to name varies
+    (its plugin fetch runs in the background; a CI run saw github.com without api.github.com), so one of them
+    is enough."""
     binary = host_codex(monkeypatch)
     ours = _hosts_codex_names(binary, codex.config_toml("GATEWAY"), tmp_path / "on")
     provider_only = codex.config_toml("GATEWAY")
     provider_only = 'model_provider = "matchmeter"\n\n' + provider_only[provider_only.index("[model_providers"):]
     bare = _hosts_codex_names(binary, provider_only, tmp_path / "off")
     assert ours == set()
-    assert {"github.com", "api.github.com", "ab.chatgpt.com"} <= bare
+    assert "ab.chatgpt.com" in bare
+    assert bare & {"github.com", "api.github.com"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
