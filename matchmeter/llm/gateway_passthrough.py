@@ -70,21 +70,59 @@ def eligible(session: GatewaySession, api: str) -> bool:
     return up.passthrough and api in speaks(up.model, up.endpoint.api_base, up.upstream_responses)
 
 
+class EnvRoute(NamedTuple):
+    """What the environment says about reaching one origin: the proxy (HTTP(S)_PROXY, NO_PROXY) with its
+    credentials, and the origin's $NETRC / ~/.netrc login."""
+
+    proxy: Any  # yarl.URL | None
+    proxy_auth: aiohttp.BasicAuth | None
+    netrc_auth: aiohttp.BasicAuth | None
+
+
+def env_route(url: str) -> EnvRoute:
+    """The environment's route to `url`'s origin, read as aiohttp's trust_env reads it (blocking: files)."""
+    from aiohttp.helpers import basicauth_from_netrc, get_env_proxy_for_url, netrc_from_env
+    from yarl import URL
+
+    target = URL(url)
+    try:
+        proxy, proxy_auth = get_env_proxy_for_url(target)
+    except LookupError:  # no proxy for this scheme, or NO_PROXY names the host
+        proxy, proxy_auth = None, None
+    try:
+        netrc_auth = basicauth_from_netrc(netrc_from_env(), target.host) if target.host else None
+    except LookupError:
+        netrc_auth = None
+    return EnvRoute(proxy, proxy_auth, netrc_auth)
+
+
 class PassThrough:
     """The pooled upstream client (open/close on the gateway's loop) and the pass-through handler."""
 
     def __init__(self) -> None:
         self.http: aiohttp.ClientSession | None = None
+        self.routes: dict[str, EnvRoute] = {}
 
     async def open(self) -> None:
         import aiohttp
 
-        # trust_env: HTTPS_PROXY / NO_PROXY are honoured as litellm's httpx client honours them on the other path.
+        # No trust_env: aiohttp would then read the proxy variables and the netrc file in two thread hops on every
+        # request; route_for reads them once per origin (as litellm's httpx client reads them once at its start).
         # No cookie jar: the client is shared by every session, and a cookie an upstream set for one execution
         # must not ride along on another's calls.
         self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
                                           cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False,
-                                          skip_auto_headers=("User-Agent",), trust_env=True)
+                                          skip_auto_headers=("User-Agent",))
+
+    async def route_for(self, url: str) -> EnvRoute:
+        """The environment's route to the url's origin: read off the loop the first time, then kept."""
+        from yarl import URL
+
+        origin = str(URL(url).origin())
+        route = self.routes.get(origin)
+        if route is None:
+            route = self.routes[origin] = await asyncio.to_thread(env_route, url)
+        return route
 
     async def close(self) -> None:
         if self.http is not None:
@@ -136,8 +174,12 @@ class PassThrough:
         import aiohttp
 
         assert self.http is not None, "PassThrough.open() runs at the gateway's start"
+        env = await self.route_for(url)
+        # a netrc login only where the request carries no credentials of its own (aiohttp refuses both at once)
+        auth = None if any(k.lower() == "authorization" for k in headers) else env.netrc_auth
         try:
-            response = await self.http.post(url, data=payload, headers=headers, allow_redirects=False,
+            response = await self.http.post(url, data=payload, headers=headers, allow_redirects=False, auth=auth,
+                                            proxy=env.proxy, proxy_auth=env.proxy_auth,
                                             timeout=aiohttp.ClientTimeout(total=None, sock_connect=budget_s,
                                                                           sock_read=budget_s))
             if response.status != 200:

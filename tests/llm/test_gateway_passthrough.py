@@ -355,3 +355,58 @@ def test_requests_that_differ_upstream_never_share_a_cache_entry(gateway, up, op
     assert len(up.requests) == before + 2
     assert up.requests[-1]["body"].get(next(iter(extra))) == extra[next(iter(extra))]  # forwarded as sent
     assert [c.cache_hit for c in gateway.close_session(session).calls] == [False, False, True, True]
+
+
+# ------------------------------------------------------------------ the environment's proxy and netrc
+
+
+def test_a_proxy_from_the_environment_carries_the_calls_and_is_read_once_per_origin(gateway, up, prices, tmp_path,
+                                                                                    monkeypatch):
+    """HTTP_PROXY names the canned server; the upstream's own host does not resolve, so an answer means the call
+    went through the proxy (which gets the absolute URL: its Host is the upstream's). Three calls, one read."""
+    from matchmeter.llm import gateway_passthrough
+
+    reads, real = [], gateway_passthrough.env_route
+    monkeypatch.setattr(gateway_passthrough, "env_route", lambda url: reads.append(url) or real(url))
+    monkeypatch.setenv("HTTP_PROXY", f"http://{up.host}:{up.port}")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # the SDK's own road to the gateway stays direct
+    monkeypatch.delenv("no_proxy", raising=False)
+    upstream = Upstream(model="openai/canned", cache_dir=tmp_path / "cache", passthrough=True, upstream_responses=True,
+                        endpoint=ModelEndpoint(api_base="http://upstream.invalid:9/ok/v1", prices=str(prices),
+                                               retry_wait_s=0.01, timeout_s=10, use_cache=False))
+    session = gateway.open_session("exec-proxy", upstream)
+    before = len(up.requests)
+    for stream in (False, True, False):
+        assert _text("openai", _call(gateway, session, "openai", stream), stream) == "canned reply"
+    meter = gateway.close_session(session)
+    assert [c.status for c in meter.calls] == [200, 200, 200]
+    sent = up.requests[before:]
+    assert [r["path"] for r in sent] == ["/ok/v1/chat/completions"] * 3
+    assert {r["headers"]["Host"] for r in sent} == {"upstream.invalid:9"}
+    assert reads == ["http://upstream.invalid:9/ok/v1/chat/completions"]
+
+
+def test_no_proxy_sends_the_call_direct(gateway, up, open_session, monkeypatch):
+    """A proxy that does not answer, and NO_PROXY naming the upstream: the call goes straight to it."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", up.host)
+    session = open_session("openai")
+    assert _text("openai", _call(gateway, session, "openai", False), False) == "canned reply"
+    assert [c.status for c in gateway.close_session(session).calls] == [200]
+
+
+def test_env_route_reads_the_netrc_file_and_the_proxy_credentials(tmp_path, monkeypatch):
+    from matchmeter.llm.gateway_passthrough import env_route
+
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine models.example login team password s3cret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxyuser:pw@proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "direct.example")
+    route = env_route("https://models.example/v1/chat/completions")
+    assert (str(route.proxy), route.proxy_auth.login, route.proxy_auth.password) == (
+        "http://proxy.example:3128", "proxyuser", "pw")
+    assert (route.netrc_auth.login, route.netrc_auth.password) == ("team", "s3cret")
+    direct = env_route("https://direct.example/v1/messages")
+    assert (direct.proxy, direct.proxy_auth, direct.netrc_auth) == (None, None, None)
