@@ -300,6 +300,13 @@ class _StubHTTPServer(ThreadingHTTPServer):
     block_on_close = False
     stub: StubServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its idle keep-alive connection (the gateway's pool closing) is not an error worth
+        a traceback on the terminal; anything else is printed as the standard server prints it."""
+        if isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            return
+        super().handle_error(request, client_address)
+
 
 class StubServer:
     """The stub as an object: `with StubServer(script) as stub: ... stub.api_base ...`.

@@ -126,3 +126,22 @@ def test_runs_as_a_process_from_a_script_file(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_client_that_resets_its_connection_prints_no_traceback(capfd):
+    """An idle keep-alive connection dropped with a reset (as a pooled client does) is not an error on stderr."""
+    import socket
+    import struct
+    import time
+
+    from matchmeter.llm.stub_server import StubServer
+
+    with StubServer(["ok"]) as stub:
+        host, port = stub.api_base.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(b"POST /v1/chat")  # a request line begun, then the connection reset mid-read
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        time.sleep(0.3)
+        assert stub.stats.http_calls == 0
+    assert "Traceback" not in capfd.readouterr().err
