@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from matchmeter.runner.sandbox import imagelayers
+from matchmeter.runner.sandbox import baseimage, imagelayers
 
 DOCKERFILE = "FROM matchmeter-base:latest\n# {token}\nRUN printf 'seed-0' > /app/preset.txt && printf x > /opt/once\n"
 
@@ -44,7 +44,7 @@ def main() -> None:
     tag = f"matchmeter-bench-export:{secrets.token_hex(4)}"
     (work / "ctx").mkdir()
     (work / "ctx" / "Dockerfile").write_text(DOCKERFILE.format(token=secrets.token_hex(6)))
-    subprocess.run(["docker", "build", "-q", "-t", tag, str(work / "ctx")], check=True, capture_output=True)
+    baseimage.build_image(baseimage.docker_client(), work / "ctx", "Dockerfile", tag, [baseimage.BASE_IMAGE])
     times: dict[str, list[float]] = {"container export": [], "saved layers": [], "/app listing": []}
     try:
         for rep in range(args.reps):

@@ -16,7 +16,7 @@ import pytest
 from matchmeter.errors import SandboxError
 from matchmeter.runner.sandbox import baseimage
 
-FAULT = ("open /var/lib/docker/fuse-overlayfs/8c1f-init/merged/usr/share/libgcrypt20: "
+FAULT = ("open /var/lib/docker/fuse-overlayfs/8c1f04be9d2a77e1-init/merged/usr/share/libgcrypt20: "
          "no such file or directory")
 BASE_HISTORY = [{"Id": "sha256:base", "CreatedBy": "", "Size": 80_000_000}]
 
@@ -95,6 +95,22 @@ def test_a_storage_fault_that_persists_is_a_sandbox_error_after_three_builds(tmp
     with pytest.raises(SandboxError, match="fuse-overlayfs"):
         baseimage.build_image(client, tmp_path, "Dockerfile", "mm-task:abc", ["base:latest"])
     assert len(client.images.builds) == 3
+
+
+@pytest.mark.parametrize("message", [
+    FAULT,
+    "failed to register layer: lstat /var/lib/docker/fuse-overlayfs/1f0c3a9be2d4c6a8/merged/etc: input/output error",
+    "mount /var/lib/docker/overlay2/6d2e0aa1b3c4d5e6f7a8/merged: device or resource busy"])
+def test_storage_faults_are_recognised_by_a_layer_path_in_the_driver(message):
+    assert baseimage.STORAGE_FAULT.search(f"building t failed: {message}")
+
+
+@pytest.mark.parametrize("message", [
+    "The command '/bin/sh -c false' returned a non-zero code: 1",
+    "COPY failed: file not found in build context or excluded by .dockerignore: stat overlay/x: file does not exist",
+    "open /app/fuse-overlayfs/notes.txt: no such file or directory"])
+def test_dockerfile_errors_are_not_storage_faults(message):
+    assert not baseimage.STORAGE_FAULT.search(f"building t failed: {message}")
 
 
 def test_any_other_build_error_is_raised_at_once(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from matchmeter.errors import SandboxError
-from matchmeter.runner.sandbox import SandboxRequest, get_backend, imagelayers, workspace_check
+from matchmeter.runner.sandbox import SandboxRequest, baseimage, get_backend, imagelayers, workspace_check
 from matchmeter.runner.sandbox.docker import DockerSandbox
 from matchmeter.schema import EnvironmentSpec
 
@@ -57,7 +57,8 @@ def image(tmp_path):
     tag = f"matchmeter-test-layers:{secrets.token_hex(4)}"
     (tmp_path / "ctx").mkdir()
     (tmp_path / "ctx" / "Dockerfile").write_text(DOCKERFILE.format(token=secrets.token_hex(6)))
-    subprocess.run(["docker", "build", "-q", "-t", tag, str(tmp_path / "ctx")], check=True, capture_output=True)
+    # the product's build: a storage-driver fault of the CI engine is retried there, as for every task image
+    baseimage.build_image(baseimage.docker_client(), tmp_path / "ctx", "Dockerfile", tag, [baseimage.BASE_IMAGE])
     yield tag
     subprocess.run(["docker", "rmi", tag], capture_output=True)
 

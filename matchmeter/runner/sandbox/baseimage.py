@@ -249,10 +249,11 @@ def _build(client: Any, env: Environment, dockerfile: str, tag: str) -> None:
         build_image(client, context, dockerfile, tag, env.bases)
 
 
-# A build error naming a path inside the engine's storage driver is the driver's fault, not the Dockerfile's:
-# fuse-overlayfs under load lost a layer's files mid-build ("open /var/lib/docker/fuse-overlayfs/<id>-init/merged/
-# usr/share/libgcrypt20: no such file or directory", a CI run). Such a build is retried; any other error is not.
-STORAGE_FAULT = re.compile(r"/(?:fuse-overlayfs|overlay2?|vfs|btrfs|zfs|aufs)/\S+: no such file or directory")
+# A build error naming a layer's path inside the engine's storage driver is the driver's fault, not the
+# Dockerfile's (a failing RUN or a missing COPY source never names one): fuse-overlayfs under load lost a layer's
+# files mid-build ("open /var/lib/docker/fuse-overlayfs/<id>-init/merged/usr/share/libgcrypt20: no such file or
+# directory", a CI run). Such a build is retried; any other error is not.
+STORAGE_FAULT = re.compile(r"/(?:fuse-overlayfs|overlay2?|vfs|btrfs|zfs|aufs)/[0-9a-f]{12,}")
 BUILD_ATTEMPTS = 3
 UNCHECKED = "-unchecked"  # the tag a build gets until its layers are checked; only then the real tag
 
