@@ -97,7 +97,7 @@ def test_step_budget_and_deadline_are_enforced(tmp_path, backend):
     assert slow.reward == 0.0
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", WITH_DOCKER)
 def test_verifier_without_reward_is_a_verifier_error(tmp_path, backend):
     """The stored error says how the verifier ended and its last line (the whole output is in verifier.log)."""
     task = write_task(tmp_path / "tasks", test_sh="echo checking out.txt\necho 'Traceback: KeyError: x' >&2\nexit 3\n")
