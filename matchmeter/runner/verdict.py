@@ -110,8 +110,8 @@ def check_finished(verify: ExecResult, timeout_s: float) -> None:
 
 
 def with_exit(exc: VerifierError, verify: ExecResult) -> VerifierError:
-    """The error with how the verifier's command ended and its last output line: a verifier that wrote no reward
-    file says why in the stored error (the whole output is in verifier.log)."""
+    """A verdict error (no reward file, a bad one) with how the verifier's command ended and its last output line,
+    so the stored error says why (the whole output is in verifier.log)."""
     lines = [line.strip() for line in verify.output.splitlines() if line.strip()]
     last = f": {lines[-1][:200]}" if lines else " with no output"
     return VerifierError(f"{exc}; the verifier exited {verify.exit_code}{last}")
