@@ -1,6 +1,6 @@
-"""The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2) are pinned and well-formed. This checks
-structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus README,
-"The blind split" and "The blind split v2")."""
+"""The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3) are pinned and
+well-formed. This checks structure only: it never runs the gate, so nothing here can be tuned against the splits'
+cases (corpus README, "The blind split", "The blind split v2" and "The blind split v3")."""
 
 from __future__ import annotations
 
@@ -61,7 +61,13 @@ V2 = Split("blind-v2", "gate_blind2", "c",
             "43bf8182432b19b58f103efebab922fd0abfb6cdb5a3b5c9b06b362a7c6fc5c0"), 128, 64,
            {"terminal": 20, "skills": 20, "data-analysis": 27, "quoting": 61},
            {"faithful": 56, "unfaithful": 72}, {"rules": 42, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2], ids=lambda s: s.origin)
+# v3 reuses suite tasks (a seeded sample of 60, some also in v1 or v2): it is measured on new rewrites, not new tasks.
+V3 = Split("blind-v3", "gate_blind3", "d",
+           ("4967e266dd57c8f6cd914414a228ef80f1ed6c540267ac71274e0c1f5c922238",
+            "b1ba7c69dcb48fbd1560aeb145415190774c5bbea6c3a24887daeff8344c898e"), 145, 60,
+           {"terminal": 40, "skills": 23, "data-analysis": 18, "quoting": 64},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
