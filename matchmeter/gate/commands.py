@@ -109,9 +109,14 @@ def commands_in(text: str, tools: frozenset[str] = COMMON_TOOLS) -> list[Command
     return found + prose_commands(text, tools)
 
 
-def _covered(item: str, original_words: set[str]) -> bool:
+def _covered(item: str, original_words: set[str], original: str = "") -> bool:
+    """The item restates the Original: half its key words are the Original's, or it has none and every code
+    span of it is the Original's (`GET /health`: `{"ok": true}`)."""
     words = key_words(item)
-    return bool(words) and sum(w in original_words for w in words) >= 0.5 * len(words)
+    if not words:
+        spans = BACKTICK.findall(item)
+        return bool(spans) and all(span in original for span in spans)
+    return sum(w in original_words for w in words) >= 0.5 * len(words)
 
 
 def step_list_reasons(original: str, candidate: str) -> list[str]:
@@ -120,9 +125,9 @@ def step_list_reasons(original: str, candidate: str) -> list[str]:
     known = set(key_words(original))
     new_numbered = [i for i in NUMBERED.findall(candidate) if i not in NUMBERED.findall(original)]
     new_bullets = [i for i in BULLET.findall(candidate) if i not in BULLET.findall(original)]
-    if [i for i in new_numbered if not _covered(i, known)]:
+    if [i for i in new_numbered if not _covered(i, known, original)]:
         return ["adds_step_list"]
-    if len([i for i in new_bullets if not _covered(i, known)]) >= 2:
+    if len([i for i in new_bullets if not _covered(i, known, original)]) >= 2:
         return ["adds_step_list"]
     extra = _plan_words(candidate, known) - _plan_words(original, known)
     return ["adds_step_list:prose_plan"] if extra >= 2 else []

@@ -196,11 +196,25 @@ def enumerates(text: str, value: str) -> bool:
     things:"): the count describes the list, which the rules check item by item, so it is not a value."""
     words = [w for w, v in NUMBER_WORDS.items() if v == value] + ([value] if value.isdigit() else [])
     body = prose(text)
-    hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}\b", body, re.I)]
+    hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}\b", body, re.I)
+            if not re.match(r"[.)]\s", body[m.end():m.end() + 2]) or body[:m.start()].strip(" \t")[-1:] not in ("\n", "")]
     if any(_unit("", body[m.end():]) in MEASURES for m in hits):
         return False  # "the last 24 hours: `name` becomes ..." measures, it does not count a list
     follow = re.compile(r"(?:\s+(?:[^\s:;.]|\.(?=\w))+){1,5}:(?:\s|$)")
-    return bool(hits) and all(follow.match(body, m.end()) for m in hits)
+    return bool(hits) and all(follow.match(body, m.end()) or _counts_list(body, m.end(), value) for m in hits)
+
+
+LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+\S")
+
+
+def _counts_list(body: str, at: int, value: str) -> bool:
+    """The paragraph of a number ends with ':' and the list right after it has that many items ("I need two
+    figures from `x.csv` (one row per household; ...):" then two bullets), however long the paragraph is."""
+    end = re.compile(r"\n\s*\n").search(body, at)
+    if end is None or not body[at:end.start()].rstrip().endswith(":") or not value.isdigit():
+        return False
+    block = re.split(r"\n\s*\n(?!\s*(?:[-*•]|\d+[.)])\s)", body[end.end():], maxsplit=1)[0]
+    return len(LIST_ITEM.findall(block)) == int(value)
 
 
 # other spellings of a format ("lower-case" is lowercase); the contract's items come from these
@@ -304,7 +318,8 @@ def extract_contract(original: str) -> TaskContract:
 
 def parts(clause: str) -> list[str]:
     """A clause's conjoined parts: "Don't change X, and leave Y alone" → two parts."""
-    pieces = re.split(r",\s+(?:and|but|so)\s+|;\s*|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)|,\s+(?=(?:don't|do not|never)\b)",
+    pieces = re.split(r",\s+(?:and|but|so)\s+|;\s*|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)|,\s+(?=(?:don't|do not|never)\b)|"
+                      r"\s\((?=(?:don't|do not|never)\b)",
                       clause, flags=re.I)
     return [p for p in pieces if p.strip()]
 
@@ -364,11 +379,15 @@ def obligations(clause: str, previous: str = "") -> list[Obligation]:
     pronoun ("`x.json` is shared: don't change it") protects the objects of its clause, or else the one object
     of the clause before it."""
     out = []
-    for part in parts(clause):
-        if is_directive(part):
+    for whole in parts(clause):
+        # "Fit a line to `x.csv` (weeks not in yet can't be used)": the aside forbids, the rest describes
+        asides = [a for a in re.findall(r"\(([^)]*)\)", whole) if is_directive(a)]
+        for part in asides if asides and not is_directive(re.sub(r"\([^)]*\)", " ", whole)) else [whole]:
+            if not is_directive(part):
+                continue
             objects = clause_objects(protected_span(part))
             bare = re.sub(r"\b(?:as|where) (?:it|they) (?:is|are|was|were|stands?|did)\b|\([^)]*\)", " ", part, flags=re.I)
-            if not objects and ANAPHORA.search(bare):
+            if not objects and ANAPHORA.search(bare.split(",")[0]):  # "don't rewrite history, others pulled it" names it
                 objects = referents(clause, previous, most=1)
             out.append(Obligation(text=part, objects=objects, words=content_words(part), strength=strength(part),
                                   hedged=bool(HEDGES.search(part)),

@@ -18,6 +18,7 @@ import re
 from collections import Counter
 
 from matchmeter.gate.contract import NUMBER_WORDS, enumerates, numbers_in, prose
+from matchmeter.gate.vocabulary import stem
 
 ONE = r"(?:one|a single|single|an?|(?:the )?(?:last|past))"
 ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7",
@@ -31,7 +32,9 @@ UNIT_OF = {"week": "week", "weeks": "week", "day": "day", "days": "day", "hour":
            "minute": "minute", "minutes": "minute", "second": "second", "seconds": "second", "decimal": "decimal",
            "line": "line", "lines": "line", "file": "file", "files": "file"}
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,]))\((\d{1,2})\)|(?:^|(?<=[\s:;,]))(\d{1,2})\)(?=\s)|"
-                        r"\b(?:step|part|stage|phase|task)\s+(\d{1,2})\b", re.I)
+                        r"\b(?:step|part|stage|phase|task)\s+(\d{1,2})\b|(?m:^[ \t]*(\d{1,2})\.(?=\s))", re.I)
+BOTH = re.compile(r"\b(?:both|either|neither)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?([a-z]+)", re.I)
+TWO = re.compile(r"\b(?:two|2)\s+(?:of\s+)?(?:the\s+)?([a-z]+)", re.I)
 
 
 def stated(text: str) -> Counter[tuple[str, str]]:
@@ -85,13 +88,18 @@ def known_values(original: str) -> set[str]:
 def new_values(original: str, candidate: str) -> list[str]:
     """Digit values of the candidate that the Original has in no form and that are not layout."""
     known, flat = known_values(original), " ".join(original.split())
-    marks = {int(m.group(1) or m.group(2) or m.group(3)) for m in ENUMERATOR.finditer(prose(candidate))}
+    marks = {int(m.group(1) or m.group(2) or m.group(3) or m.group(4)) for m in ENUMERATOR.finditer(prose(candidate))}
     layout: set[str] = set()
     while len(layout) + 1 in marks and {1, 2} <= marks:  # "(1) …, (2) …": a run from 1 is layout
         layout.add(str(len(layout) + 1))
     # a count of the list after it is layout only where the Original counted no list ("3 files: a, b, c" → "2
     # files: a, b, c" is a changed count)
     counts_lists = any(enumerates(original, v) for v, _ in numbers_in(original))
+    # "both sides" → "the two sides": a 2 the Original says with both/either/neither of the same things
+    paired = {stem(m.group(1)) for m in BOTH.finditer(prose(original))}
+    twos = [stem(m.group(1)) for m in TWO.finditer(prose(candidate))]
+    if twos and all(t in paired for t in twos):
+        layout.add("2")
     out = []
     for value, _ in sorted((v, u) for v, u in stated(candidate) if not u.startswith("=") and u != "ordinal"):
         if value in known or not re.fullmatch(r"\d+(?:\.\d+)?", value) or value in layout:

@@ -41,7 +41,16 @@ from matchmeter.gate.contract import (
     referents,
     strength,
 )
-from matchmeter.gate.vocabulary import CHANGE, FAMILY, HEDGES, KEEP_END, OBLIGATION_WORDS, content_words
+from matchmeter.gate.vocabulary import (
+    CHANGE,
+    FAMILY,
+    HEDGES,
+    KEEP_END,
+    KEEP_VERB,
+    KEEPING,
+    OBLIGATION_WORDS,
+    content_words,
+)
 
 
 @dataclass
@@ -64,10 +73,12 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\b(?:must|may|should|can|is|are|will)(?: be)? neither\b|"
                        r"\b(?:must|should|is to|are to|has to|have to) (?:be|stay|remain) exactly as\b|"
                        r"\b(?:must|should|is to|are to|has to|have to|needs? to|will) be (?:preserved|retained|kept)\b|"
-                       r"^\W*(?:please\s+)?(?:preserve|retain)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
+                       r"^\W*(?:please\s+)?(?:preserve|retain)\b|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
+                       r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
                        r"\bnot (?:yours|for you) to\b|\b(?:chang|modif|alter|touch|edit)\w*\s+(?:nothing|none)\b|"
                        r"no (?:changes?|edits?|modifications?|alterations?)\b|refrain from|under no circumstances|"
                        r"(?:is|are) not (?:to be )?(?:changed|modified|touched|edited|altered|deleted|removed))", re.I)
+KEEP_HEAD = re.compile(rf"^\W*(?:please\s+)?{KEEP_VERB}\b", re.I)
 WITHOUT = re.compile(rf"\bwithout\s+(?:\w+ing\s+or\s+)?{CHANGE}", re.I)
 
 
@@ -77,8 +88,14 @@ def without_keep_end(part: str) -> str:
     return re.sub(rf"\([^)]*\)|\b{KEEP_END}", " ", part, flags=re.I)
 
 
+# "printing the expected text is not a fix": what a rewrite may say instead of "don't just print it"
+NOT_ACCEPTED = re.compile(r"\b(?:is|are|would be|will be)(?: not|n't) (?:a |an )?(?:valid |acceptable )?(?:fix|solution|"
+                          r"acceptable|allowed|permitted|enough|ok|okay|an option)\b|"
+                          r"\b(?:does not|doesn't|won't|will not|wouldn't|would not) (?:count|do)\b", re.I)
+
+
 def candidate_directive(part: str) -> bool:
-    return is_directive(part) or bool(PRESERVED.search(part) or WITHOUT.search(part))
+    return is_directive(part) or bool(PRESERVED.search(part) or WITHOUT.search(part) or NOT_ACCEPTED.search(part))
 
 
 def candidate_strength(part: str) -> int:
@@ -93,15 +110,19 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
     out = []
     for i, clause in enumerate(cand_clauses):
         clause_parts = parts(clause)
+        # "Leave links that already work, and the files in `x/`, as they are": one keeping statement split at its
+        # commas, whose head part is directive only with the ending the clause gives it
+        keeping = bool(KEEPING.search(clause))
         for part in clause_parts:
-            if not candidate_directive(part):
+            if not (candidate_directive(part) or (keeping and KEEP_HEAD.match(part))):
                 continue
             span = protected_span(part)
             objects = {norm_path(o) for o in clause_objects(span)} | {norm_path(w.strip("`'\".,;:()")) for w in span.split()}
             bare = without_keep_end(part)
             anaphoric = ANAPHORA.search(bare) or not (clause_objects(span) or content_words(part) - FAMILY)
             # "..., and neither may `x`": an elliptic part has the strength of the clause's other directive parts
-            power = candidate_strength(part) or max(candidate_strength(q) for q in clause_parts if candidate_directive(q))
+            power = candidate_strength(part) or max((candidate_strength(q) for q in clause_parts if candidate_directive(q)),
+                                                    default=2 if keeping else 0)
             text = part
             if anaphoric:
                 text = " ".join(cand_clauses[max(0, i - 1):i + 2])

@@ -57,6 +57,7 @@ from matchmeter.gate.contract import (
 )
 from matchmeter.gate.numbers import new_values, stated, unstated
 from matchmeter.gate.obligations import kept, new_hedges, protecting
+from matchmeter.gate.qualifiers import dropped_keeping, dropped_qualifiers
 from matchmeter.gate.vocabulary import BACKTICK, HEDGES, stem
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
@@ -65,7 +66,7 @@ from matchmeter.tasks.oracle import own_solution, solve_script
 LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see module docstring)
 # a candidate may restate a scope with any of these ("each contact once" = "only the first row")
 SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exception|other than|apart from|excluding|"
-                          r"but not|once|alone|just|nothing else|no other)\b", re.I)
+                          r"but not|once|alone|just|nothing else|no other|(?:a |one )?single|sole|lone|exactly one)\b", re.I)
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
@@ -165,9 +166,10 @@ def _original_paths(original: str) -> frozenset[str]:
 
 
 def literal_count(literal: str, text: str) -> int:
-    """Occurrences of a literal as a whole token (`main` is not in `maintain`, `/health` not in `/healthz`)."""
-    before = r"(?<!\w)" if re.match(r"\w", literal) else ""
-    after = r"(?!\w)" if re.search(r"\w$", literal) else ""
+    """Occurrences of a literal as a whole token (`main` is not in `maintain`, `/health` not in `/healthz`, `ops`
+    not in `ops-bot`)."""
+    before = r"(?<![\w-])" if re.match(r"\w", literal) else ""
+    after = r"(?!\w|-\w)" if re.search(r"\w$", literal) else ""
     return len(re.findall(before + re.escape(literal) + after, text))
 
 
@@ -242,6 +244,9 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
         if not ok:
             reasons.append(f"drops_scope:{item.text[:60]}")
     reasons += [f"weakens_obligation:{h}" for h in new_hedges(original, candidate)]
+    reasons += [f"drops_{'order' if q.family == 'order' else 'qualifier'}:{q.text[:60]}"
+                for q in dropped_qualifiers(original, candidate)]
+    reasons += [f"drops_requirement:{text[:60]}" for text in dropped_keeping(original, candidate)]
     return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 

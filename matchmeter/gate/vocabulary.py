@@ -31,7 +31,9 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"if at all possible|nice to have|not (?:strictly )?(?:required|necessary|mandatory|essential)|"
                     r"(?:at|to) your discretion|up to you|should you (?:wish|want|prefer)|if you prefer|"
                     r"if (?:it'?s|it is) (?:easy|simple|convenient)|no need to be (?:exact|strict|precise)|"
-                    r"within reason|(?:is|are) encouraged|(?:is|are) recommended|aim to|it would be (?:good|nice|better))\b",
+                    r"within reason|(?:is|are) encouraged|(?:is|are) recommended|aim to|it would be (?:good|nice|better)|"
+                    r"(?:if|where|when(?:ever)?) (?:it is |it's |they are |they're |one is )?(?:available|applicable|known)|"
+                    r"as close (?:to [\w-]+ )?as (?:possible|you can|\w+ (?:\w+ )?allows?))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alone", "intact",

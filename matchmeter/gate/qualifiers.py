@@ -1,0 +1,164 @@
+"""Qualifiers of requirements: exactness ("exactly one argument", "a single newline", "the original bytes,
+verbatim") and order ("in the original order", "sorted by `sku`", "newest first"), each bound to what it
+qualifies.
+
+A rewrite that keeps a requirement's words but drops its qualifier asks for less: "keeps exactly one worker
+running" → "keeps a worker running", "every valid entry, in the original order" → "every valid entry". Neither
+has a path, number or literal for the contract to miss, so each qualifier of the Original is read with the
+words it binds (its anchor: up to two content words after it and one before it, within its stretch of the
+clause; for order, the words around it), and the candidate keeps it when a qualifier of the same family stands
+within a few words of one of those anchor words. The candidate
+is read more widely than the Original ("a single", "only", "verbatim", "as shown", "nothing else" for
+exactness; any order or sort word for order), so a paraphrase that says the same thing another way keeps it.
+
+A third kind is the positive keeping requirement, "Keep the existing entries", "keep the changes made in the
+meantime": no prohibition (nothing is "left as it is"), yet dropping it lets a rewrite's reader wipe what is
+there. It counts where what is kept is named as already there (existing, current, already, in the meantime,
+original, previous, other), and is kept by any candidate part that protects (a prohibition, a keeping
+statement, "keep ...", "... stay", "without losing ...") at least half of its words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from matchmeter.gate.contract import clauses, parts
+from matchmeter.gate.obligations import candidate_directive
+from matchmeter.gate.vocabulary import FAMILY, OBLIGATION_STOP, content_words, stem
+
+# Original side: what makes a requirement exact. "exactly as written" binds what stands before it.
+EXACT = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|character[- ]for[- ]character|"
+                   r"(?:a|one) single|single)\b", re.I)
+# Candidate side: every way a paraphrase says the same ("a single argument", "only those fields", "as shown").
+EXACT_WIDE = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|character[- ]for[- ]character|"
+                        r"word[- ]for[- ]word|letter[- ]for[- ]letter|single|sole|lone|only|just|identical(?:ly)?|"
+                        r"the same|unchanged|untouched|unmodified|unaltered|as[- ]is|as (?:written|shown|given|quoted|"
+                        r"it (?:is|stands))|nothing (?:else|more|less)|no (?:more|less|other|fewer)|and no\b|no[- ]more[- ]no[- ]less|"
+                        r"literally|to the letter|every (?:single )?(?:character|byte|char))\b", re.I)
+ONE = re.compile(r"\b(?:one|1)\b", re.I)  # "a single newline" = "one newline"; "exactly one" is more than "one"
+ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:same |original |given |listed |file |input |existing |stated )?order|"
+                   r"order(?:ed)? (?:by|of|as)|sort(?:ed|s|ing)? (?:by|on|in)|in (?:ascending|descending|alphabetical|"
+                   r"chronological|numeric(?:al)?|reverse|increasing|decreasing) order|(?:newest|oldest|latest|earliest|"
+                   r"largest|smallest|highest|lowest|most recent|biggest)(?: \w+)? first|(?:apply|process|handle)\w* them "
+                   r"in (?:the |that )?order|chronologically|alphabetically)\b", re.I)
+ORDER_WIDE = re.compile(r"\b(?:order\w*|sort\w*|first|last|ascending|descending|chronolog\w*|alphabetic\w*|sequence|"
+                        r"sequential\w*|as (?:listed|given)|as they (?:appear|come|are listed)|in turn|one after (?:another|"
+                        r"the other)|increasing|decreasing|earliest|latest|newest|oldest|highest|lowest|top|bottom|rank\w*)\b", re.I)
+KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|preserve|retain)\b(?P<what>[^.;:]*\b(?:existing|"
+                           r"current|already|meantime|original|previous|earlier|other)\b[^.;:]*)", re.I)
+KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:keep|preserve|retain|leave)\b", re.I)
+PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|preserving|retaining|intact|untouched|unchanged)\b|\b(?:don't|do not|never|"
+                      r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*", re.I)
+NEAR = 3  # words between a qualifier and what it binds
+WINDOW = 6  # words either side of an order phrase that say what is ordered
+FILLER = frozenset({"as", "this", "these", "those", "the", "a", "an", "one", "written", "shown", "given", "below", "above",
+                    "follows", "following", "stated", "quoted", "same", "its", "their", "it", "them", "is", "are"})
+
+
+@dataclass(frozen=True)
+class Qualifier:
+    family: str  # "exact", "single" or "order"
+    text: str  # the Original's words, for the reason
+    anchor: frozenset[str]  # stems of the words it binds
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, stem) of every word; backticked literals count as words (`sku` is what is sorted by)."""
+    return [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"`[^`\n]+`|[\w'’-]+", text)]
+
+
+def _stem(word: str) -> str:
+    """vocabulary.stem, with a final -ed, -es or -e dropped so "name", "names" and "named" meet."""
+    s = stem(word.strip("`").lower())
+    s = s[:-2] if len(s) > 4 and s.endswith(("ed", "es")) else s
+    return s[:-1] if len(s) > 3 and s.endswith("e") else s
+
+
+def _content(stems: list[str]) -> list[str]:
+    """Words that can be what a qualifier binds: not stop words, fillers, numbers or the keep/change family."""
+    return [s for s in stems if s not in OBLIGATION_STOP and s not in FILLER and s not in FAMILY and len(s) >= 3
+            and not s.isdigit()]
+
+
+def _segment(clause: str, start: int, end: int) -> tuple[str, str]:
+    """The words before and after a match up to the nearest punctuation: what the qualifier can bind."""
+    left = re.split(r"[,;:()\[\]—–]|\s-\s", clause[:start])[-1]
+    right = re.split(r"[,;:()\[\]—–]|\s-\s", clause[end:])[0]
+    return left, right
+
+
+KEEP_SAID = re.compile(r"\bexactly as (?:it|they) (?:is|are|was|were|stands?)\b", re.I)  # a prohibition's, not ours
+
+
+def qualifiers(original: str) -> list[Qualifier]:
+    """The exactness and order qualifiers of the Original's prose, each with its anchor: up to two content words
+    after it and one before it, within its stretch of the clause ("whose name is exactly the text below" binds
+    name and text; "exactly what is in `out.txt`" binds what it follows and `out.txt`)."""
+    out = []
+    for clause in clauses(original):
+        for m in EXACT.finditer(clause):
+            if KEEP_SAID.match(clause, m.start()):
+                continue
+            left, right = _segment(clause, m.start(), m.end())
+            anchor = _content([t[2] for t in _tokens(right)])[:2] + _content([t[2] for t in _tokens(left)])[-1:]
+            family = "single" if "single" in m.group(0).lower() else "exact"
+            if anchor:
+                out.append(Qualifier(family, " ".join(clause[m.start():].split()[:5]), frozenset(anchor)))
+        toks = _tokens(clause)
+        for m in ORDER.finditer(clause):
+            first = next((i for i, t in enumerate(toks) if t[1] > m.start()), 0)
+            last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
+            own = {t[2] for t in toks[first:last]}
+            window = _content([t[2] for t in toks[max(0, first - WINDOW):first] + toks[last:last + WINDOW]])
+            bound = set(window) | (set(_content(sorted(own))) - {_stem(w) for w in ("order", "sort", "sorted", "first")})
+            if bound:
+                out.append(Qualifier("order", " ".join(m.group(0).split()), frozenset(bound)))
+    return out
+
+
+def _kept(q: Qualifier, candidate: str) -> bool:
+    wide = ORDER_WIDE if q.family == "order" else EXACT_WIDE
+    reach = WINDOW if q.family == "order" else NEAR
+    for clause in clauses(candidate):
+        toks = _tokens(clause)
+        marks = list(wide.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
+        marks = [m for m in marks if not _in_name(clause, m)]
+        for m in marks:
+            first = next((i for i, t in enumerate(toks) if t[1] > m.start()), len(toks))
+            last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
+            near = {t[2] for t in toks[max(0, first - reach):last + reach]}  # "every character" binds itself
+            if near & q.anchor:
+                return True
+    return False
+
+
+def _in_name(text: str, m: re.Match[str]) -> bool:
+    """The match is part of a file or identifier name (`first.txt`, `sort_keys`), not a word of the prose."""
+    return bool(re.match(r"[./_-]\w", text[m.end():m.end() + 2]) or re.search(r"[`/_.-]$", text[:m.start()]))
+
+
+def dropped_qualifiers(original: str, candidate: str) -> list[Qualifier]:
+    """The Original's qualifiers the candidate states nowhere next to what they bind."""
+    return [q for q in qualifiers(original) if not _kept(q, candidate)]
+
+
+def keeping_requirements(original: str) -> list[tuple[str, set[str]]]:
+    """(text, words) of each positive keeping requirement of the Original (module docstring)."""
+    out = []
+    for clause in clauses(original):
+        for part in parts(clause):
+            m = KEEP_EXISTING.match(part)
+            if m and not candidate_directive(part):  # a prohibition already: obligations.py keeps it
+                words = content_words(m.group("what")) - FAMILY
+                if words:
+                    out.append((" ".join(part.split()), words))
+    return out
+
+
+def dropped_keeping(original: str, candidate: str) -> list[str]:
+    """The Original's keeping requirements no protecting part of the candidate carries."""
+    protecting = [content_words(part, asides=True) for clause in clauses(candidate) for part in parts(clause)
+                  if candidate_directive(part) or KEEPS.match(part) or PROTECTS.search(part)]
+    return [text for text, words in keeping_requirements(original)
+            if not any(len(words & found) * 2 >= len(words) for found in protecting)]

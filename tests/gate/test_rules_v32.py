@@ -1,0 +1,122 @@
+"""Gate rules v3.2: qualifiers (exactness, order, keeping what is there) and the paraphrases v3.1 rejected.
+
+Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
+"Gate v3.2 rule work"). Each unfaithful case must be rejected with the named reason, each faithful one passed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from matchmeter.gate.qualifiers import dropped_keeping, dropped_qualifiers, qualifiers
+from matchmeter.gate.rules import ReferenceKnowledge, check_rules
+
+
+def reasons(original: str, candidate: str) -> list[str]:
+    return [r for res in check_rules(original, candidate, ReferenceKnowledge()) for r in res.reasons]
+
+
+# (original, unfaithful candidate, the reason's prefix)
+DROPPED = [
+    # exactness: the qualifier is gone though every word it binds is still there
+    ("Write `out.txt` with exactly one line per user.", "Write `out.txt` with a line per user.", "drops_qualifier"),
+    ("The daemon keeps exactly one copy of the cache warm.", "The daemon keeps a copy of the cache warm.", "drops_qualifier"),
+    ("Copy the banner below into `motd` verbatim.", "Copy the banner below into `motd`.", "drops_qualifier"),
+    ("End `notes.txt` with a single blank line.", "End `notes.txt` with a blank line.", "drops_qualifier"),
+    ("Store each record in `db/` with exactly the original timestamps.",
+     "Store each record in `db/` with its parsed timestamps.", "drops_qualifier"),
+    # a "single" that qualifies another noun does not keep this one
+    ("Set the title to exactly the text below.", "Set the title to the text below, joined into a single line.",
+     "drops_qualifier"),
+    # order
+    ("List the hosts of `hosts.txt` in the original order, one per line.", "List the hosts of `hosts.txt`, one per line.",
+     "drops_order"),
+    ("Apply the migrations in the order listed, then write `done.txt`.", "Apply the migrations, then write `done.txt`.",
+     "drops_order"),
+    ("Write `top.csv` sorted by `score`, highest first.", "Write `top.csv` with every `score`.", "drops_order"),
+    # keeping what is already there, stated positively
+    ("Add the job to `crontab.txt`. Keep the existing entries.", "Add the job to `crontab.txt`.", "drops_requirement"),
+    ("Rebase the branch onto `main` and keep the fixes that were committed in the meantime.",
+     "Rebase the branch onto `main`.", "drops_requirement"),
+    # hedges in other words
+    ("Log every restart with the exit code.", "Log every restart with the exit code if it is available.",
+     "weakens_obligation"),
+    ("Insert the snippet below verbatim.", "Insert the snippet below, as close to verbatim as the parser allows.",
+     "weakens_obligation"),
+    # a literal inside a longer token is not the literal
+    ("Set the owner of `spool/` to `ops`.", "Set the owner of `spool/` to `ops-team`.", "drops_literal"),
+    # a prohibition inside a parenthetical, after the clause's first words
+    ("Revert the bad commit with a new commit (don't rewrite history, others pulled it).",
+     "Revert the bad commit with a new commit.", "drops_prohibition"),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate", "reason"), DROPPED, ids=[c[2] + f"-{i}" for i, c in enumerate(DROPPED)])
+def test_a_dropped_or_weakened_requirement_is_named(original: str, candidate: str, reason: str):
+    found = reasons(original, candidate)
+    assert any(r.startswith(reason) for r in found), found
+
+
+# (original, faithful candidate)
+KEPT = [
+    # exactness said another way
+    ("Write `out.txt` with exactly one line per user.", "Write `out.txt` with a single line per user."),
+    ("Write `out.txt` with exactly one line per user.", "Write `out.txt`: one line per user and no more."),
+    ("Copy the banner below into `motd` verbatim.", "Copy the banner below into `motd` byte for byte."),
+    ("End `notes.txt` with a single blank line.", "End `notes.txt` with one blank line."),
+    ("The file's name is exactly the text below.", "Name the file exactly as below: every character is part of the name."),
+    ("Every other character stays exactly as shown.", "Apart from that, every character is to be kept as shown."),
+    ("It should print exactly what is in `expected.txt`.", "Its output must be exactly what `expected.txt` contains."),
+    # "exactly as it is" belongs to the prohibition it ends, which obligations.py checks
+    ("Leave `vendor/` exactly as it is.", "`vendor/` is not to be altered in any way."),
+    # order said another way
+    ("List the hosts of `hosts.txt` in the original order, one per line.",
+     "List the hosts of `hosts.txt`, one per line, keeping the order they had."),
+    ("Write `top.csv` sorted by `score`, highest first.", "Write `top.csv` in descending `score` order."),
+    # keeping what is there said another way
+    ("Add the job to `crontab.txt`. Keep the existing entries.",
+     "Add the job to `crontab.txt`; the entries already there must stay."),
+    ("Add the job to `crontab.txt`. Keep the existing entries.",
+     "Add the job to `crontab.txt` without removing the existing entries."),
+    ("Rebase the branch onto `main` and keep the fixes that were committed in the meantime.",
+     "Rebase the branch onto `main`, keeping the fixes committed in the meantime."),
+    # paraphrases v3.1 rejected
+    ("Where both sides pin a package, keep the higher pin.", "Where the two sides pin a package, keep the higher pin."),
+    ("I need two figures from `data/h.csv` (one row per household; some rows have no income):\n\n"
+     "- the median income;\n- the mean income.\n",
+     "From `data/h.csv` (one row per household; some rows have no income), compute the median and the mean income."),
+    ("Its only recipe line must be the text below.", "Give it exactly one recipe line: the text below."),
+    ("Its only recipe line must be the text below.", "It has a single recipe line, the text below."),
+    ("Fit a line to `w.csv` (rows without a total can't be used), and report the slope.",
+     "Fit a line to `w.csv` and report the slope; rows without a total can't be used."),
+    ("The branch must contain what it contains now and stay based on the same `main` commit.",
+     "The branch must contain what it contains now and must still be based on the same `main` commit."),
+    ("Links that already work and the files in `assets/` should stay as they are.",
+     "Leave links that already work, and the files in `assets/`, as they are."),
+    ("Fix `report.sh` so it keeps working when the data changes; don't just print the expected text.",
+     "Fix `report.sh` so it keeps working when the data changes; printing the expected text is not a fix."),
+    ("Serve two routes:\n\n- `GET /a` → `{\"ok\": true}`\n- `GET /b` → `{\"ok\": false}`\n",
+     "Serve two routes:\n\n- `GET /a`: `{\"ok\": true}`.\n- `GET /b`: `{\"ok\": false}`.\n"),
+    ("Find the bad commit. Then revert it with a new commit (don't rewrite history, others pulled it).",
+     "Two steps:\n\n1. Find the bad commit.\n2. Revert it with a new commit. Don't rewrite history (others pulled it)."),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate"), KEPT, ids=[f"kept-{i}" for i in range(len(KEPT))])
+def test_a_paraphrase_that_keeps_every_requirement_passes(original: str, candidate: str):
+    assert reasons(original, candidate) == []
+
+
+def test_a_qualifier_binds_the_words_next_to_it_not_the_whole_sentence():
+    (q,) = [q for q in qualifiers("The worker keeps exactly one job running, started from `jobs/`.") if q.family == "exact"]
+    assert "job" in q.anchor
+    assert "start" not in q.anchor
+    # the reading is by proximity: an exactness word next to the same noun anywhere keeps it (a known limit)
+    assert dropped_qualifiers("Keep exactly one job running.", "Keep a job running. Each job is exactly as queued.") == []
+    assert dropped_qualifiers("Keep exactly one job running.", "Keep a job running. The queue is exact.") != []
+
+
+def test_keeping_counts_only_what_is_named_as_already_there():
+    # "keep the higher version" says what to choose, not what to preserve: no keeping requirement
+    assert dropped_keeping("Where both pin a package, keep the higher version.", "Where both pin a package, use the max.") == []
+    assert dropped_keeping("Keep the other entries.", "Rewrite the file.") == ["Keep the other entries."]
