@@ -139,6 +139,7 @@ def _plan_words(text: str, known: set[str]) -> int:
     count = 0
     for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", text):
         hits = SEQUENCE.findall(sentence)
-        if hits and not _covered(SEQUENCE.sub(" ", sentence), known):
+        rest = SEQUENCE.sub(" ", sentence)
+        if hits and len(key_words(rest)) >= 2 and not _covered(rest, known):  # "First, compression." is a label
             count += len(hits)
     return count

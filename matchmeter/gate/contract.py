@@ -174,7 +174,7 @@ def numbers_in(text: str) -> Counter[tuple[str, str]]:
     for m in NUMBER.finditer(body):
         if re.match(r"(?m)^\s*$", body[body.rfind("\n", 0, m.start()) + 1:m.start()]) and re.match(r"[.)]\s", body[m.end():]):
             continue  # a list item number ("1. the 95th ...") is layout, not a value
-        found[(m.group(1).lstrip("0") or "0", _unit(m.group(2) or "", body[m.end():]))] += 1
+        found[(re.sub(r"^0+(?=\d)", "", m.group(1)), _unit(m.group(2) or "", body[m.end():]))] += 1
     for m in re.finditer(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", body, re.I):
         found[(NUMBER_WORDS[m.group(1).lower()], _unit("", body[m.end():]))] += 1
     return found
@@ -242,7 +242,13 @@ def changed_formats(original: str, candidate: str) -> list[str]:
     """Formats the candidate names that exclude one the Original names ("JSON" → "JSON Lines", "UTF-8" →
     "Latin-1"); naming one of a group the Original does not touch is no change."""
     before, after = set(formats_in(original)), set(formats_in(candidate))
-    return sorted(f for f in after - before for group in FORMAT_GROUPS if f in group and group & before)
+    swapped = sorted(f for f in after - before for group in FORMAT_GROUPS if f in group and group & before)
+    # indentation: "one tab" → "four spaces" (a rewrite that still says tab, "a tab, not spaces", keeps it)
+    tab = re.compile(r"(?<![\w-])tabs?(?![\w-])", re.I)
+    if tab.search(prose(original)) and not tab.search(prose(candidate)) and re.search(r"\bspaces\b", prose(candidate), re.I) \
+            and not re.search(r"\bspaces\b", prose(original), re.I):
+        swapped.append("spaces")
+    return swapped
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 
 from matchmeter.gate.contract import NUMBER_WORDS, enumerates, numbers_in, prose
-from matchmeter.gate.vocabulary import stem
+from matchmeter.gate.vocabulary import BACKTICK, stem
 
 ONE = r"(?:one|a single|single|an?|(?:the )?(?:last|past))"
 ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7",
@@ -47,7 +47,7 @@ def stated(text: str) -> Counter[tuple[str, str]]:
     for m in re.finditer(r"\b(" + "|".join(ORDINALS) + r")\b(?![\s-]+(?:of a |an? )?(?:second|minute)s?\b)", body):
         found[(ORDINALS[m.group(1)], "ordinal")] += 1  # "the fourth migration" = "migration 4"; never a unit's value
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(" + "|".join(COMPACT) + r")\b", body):
-        found[(m.group(1).lstrip("0") or "0", COMPACT[m.group(2)])] += 1
+        found[(re.sub(r"^0+(?=\d)", "", m.group(1)), COMPACT[m.group(2)])] += 1
     for a, b in SAME_AMOUNT:
         for x, y in ((a, b), (b, a)):
             n = found[x] + found[(x[0], "=" + x[1])]
@@ -85,6 +85,19 @@ def known_values(original: str) -> set[str]:
     return values | {v for v in values if v.startswith("x")}
 
 
+def list_sizes(text: str) -> set[int]:
+    """The number of items of each bulleted or numbered list of the prose (items of one list may wrap lines)."""
+    sizes, run = set(), 0
+    for line in prose(text).splitlines():
+        if re.match(r"\s*(?:[-*•]|\d+[.)])\s+\S", line):
+            run += 1
+        elif line.strip() and not line.startswith((" ", "\t")):  # a paragraph line ends the list
+            sizes.add(run)
+            run = 0
+    sizes.add(run)
+    return {n for n in sizes if n >= 2}
+
+
 def new_values(original: str, candidate: str) -> list[str]:
     """Digit values of the candidate that the Original has in no form and that are not layout."""
     known, flat = known_values(original), " ".join(original.split())
@@ -95,6 +108,8 @@ def new_values(original: str, candidate: str) -> list[str]:
     # a count of the list after it is layout only where the Original counted no list ("3 files: a, b, c" → "2
     # files: a, b, c" is a changed count)
     counts_lists = any(enumerates(original, v) for v, _ in numbers_in(original))
+    # "It consists of three parts." over the Original's list of three: the size of one of its lists is layout
+    layout |= {str(n) for n in list_sizes(original)}
     # "both sides" → "the two sides": a 2 the Original says with both/either/neither of the same things
     paired = {stem(m.group(1)) for m in BOTH.finditer(prose(original))}
     twos = [stem(m.group(1)) for m in TWO.finditer(prose(candidate))]
@@ -107,4 +122,12 @@ def new_values(original: str, candidate: str) -> list[str]:
         if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value) and not counts_lists):
             continue
         out.append(value)
+    # a value inside a code span the Original does not have: `{"median": 21.35}` states 21.35 as much as prose does
+    for span in BACKTICK.findall(candidate):
+        if span in original:
+            continue
+        for value in re.findall(r"(?<![\w./:-])\d+(?:\.\d+)?(?![\w/-]|\.\d)", span):
+            value = re.sub(r"^0+(?=\d)", "", value)
+            if value not in known and value not in layout and not re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", flat):
+                out.append(value)
     return list(dict.fromkeys(out))

@@ -27,7 +27,7 @@ weakens it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import takewhile
 
 from matchmeter.gate.contract import (
@@ -50,6 +50,7 @@ from matchmeter.gate.vocabulary import (
     KEEPING,
     OBLIGATION_WORDS,
     content_words,
+    stem,
 )
 
 
@@ -63,6 +64,7 @@ class Protecting:
     strength: int
     hedged: bool
     rest: bool = False  # the part itself is about "everything else"
+    named: set[str] = field(default_factory=set)  # what its backticked names say (`page.html`: page, file)
 
 
 # Candidate side only, wider than what makes an Original's clause an obligation: the syntaxes a paraphrase
@@ -73,7 +75,10 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\b(?:must|may|should|can|is|are|will)(?: be)? neither\b|"
                        r"\b(?:must|should|is to|are to|has to|have to) (?:be|stay|remain) exactly as\b|"
                        r"\b(?:must|should|is to|are to|has to|have to|needs? to|will) be (?:preserved|retained|kept)\b|"
-                       r"^\W*(?:please\s+)?(?:preserve|retain)\b|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
+                       r"^\W*(?:please\s+)?(?:preserve|retain)\b|"
+                       r"\b(?:stays?|remains?|must stay|must remain|are to stay|is to stay) (?:deleted|removed|gone|absent|put|"
+                       r"outside|where (?:it|they) (?:is|are))\b|\bwhere (?:it|they) (?:points?|is|are|sits?|lives?) now\b|"
+                       r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
                        r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
                        r"\bnot (?:yours|for you) to\b|\b(?:chang|modif|alter|touch|edit)\w*\s+(?:nothing|none)\b|"
                        r"no (?:changes?|edits?|modifications?|alterations?)\b|refrain from|under no circumstances|"
@@ -113,6 +118,7 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
         # "Leave links that already work, and the files in `x/`, as they are": one keeping statement split at its
         # commas, whose head part is directive only with the ending the clause gives it
         keeping = bool(KEEPING.search(clause))
+        clause_parts = merged_subjects(clause_parts)
         for part in clause_parts:
             if not (candidate_directive(part) or (keeping and KEEP_HEAD.match(part))):
                 continue
@@ -132,10 +138,42 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
                 items = list(takewhile(lambda c: len(c.split()) <= 6, cand_clauses[i + 1:i + 6]))  # over its list
                 objects |= {norm_path(o) for c in items for o in clause_objects(c)}
                 text = " ".join([text, *items])
-            out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True), strength=power,
+            out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True),
+                                  named=named(part), strength=power,
                                   rest="<rest>" in content_words(part),
                                   hedged=bool(HEDGES.search(clause))))
     return out
+
+
+# a part that starts with one of these gives an order of its own; any other non-directive part may be the first
+# subject of the next ("Links that already resolve, and the files in `x/`, must be left unchanged")
+IMPERATIVE_VERBS = frozenset(
+    ["write", "create", "add", "make", "fix", "set", "put", "run", "use", "remove", "delete", "replace", "move", "copy", "find", "list", "print", "compute", "merge", "apply", "commit", "restore", "install", "start", "stop", "build", "generate", "update", "rename", "fill", "save", "read", "check", "convert", "extract", "sort", "count", "report", "produce", "give", "send", "unpack", "squash", "revert", "undo", "append", "insert", "store", "record", "output", "rotate", "compress", "decode", "encode", "parse", "load", "import", "export", "clean", "repair", "split", "join", "filter", "format", "render", "serve", "return", "keep", "leave"])
+
+
+def merged_subjects(clause_parts: list[str]) -> list[str]:
+    """Parts with a leading subject conjunct joined to the part that holds the predicate: "Nothing under `a/`,
+    and not `b`, may be changed" is one prohibition of both, which the comma split (contract.parts) broke up."""
+    out: list[str] = []
+    for part in clause_parts:
+        head = out[-1] if out else None
+        if (head is not None and not candidate_directive(head) and candidate_directive(f"{head}, {part}")
+                and re.match(r"\W*(\w+)", head.lower()).group(1) not in IMPERATIVE_VERBS  # type: ignore[union-attr]
+                and not KEEP_HEAD.match(head)):
+            out[-1] = f"{head}, {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def named(part: str) -> set[str]:
+    """What the part's backticked names say: `templates/page.html` names a page and a file, `logs/` a directory."""
+    words: set[str] = set()
+    for span in re.findall(r"`([^`\n]+)`", part):
+        if "/" in span or re.search(r"\.\w{1,5}$", span):
+            words |= {stem(w) for w in re.findall(r"[a-z]{3,}", span.lower())}
+            words.add("file" if re.search(r"\.\w{1,5}$", span) else "directory")
+    return words
 
 
 def kept(ob: Obligation, found: list[Protecting]) -> str:
@@ -155,7 +193,8 @@ def kept(ob: Obligation, found: list[Protecting]) -> str:
     # on both sides it says only that, so the share is of the other words
     rest = "<rest>" in ob.words
     core = ob.words - FAMILY - {"<rest>"}
-    matching = [p for p in found if len(core & p.words) >= OBLIGATION_WORDS * len(core) and (core or rest or ob.words & p.words)
+    matching = [p for p in found if len(core & (p.words | p.named)) >= OBLIGATION_WORDS * len(core)
+                and (core or rest or ob.words & p.words)
                 and p.strength >= ob.strength and rest == p.rest]
     if not matching:
         return "dropped"
@@ -164,6 +203,7 @@ def kept(ob: Obligation, found: list[Protecting]) -> str:
 
 def new_hedges(original: str, candidate: str) -> list[str]:
     """Hedges the candidate adds ('where possible', 'ideally', ...), each with its clause: a weakened obligation."""
+    original, candidate = " ".join(original.split()), " ".join(candidate.split())  # "makes\nsense" is "makes sense"
     before = {m.group(0).lower() for m in HEDGES.finditer(original)}
     out = []
     for m in HEDGES.finditer(candidate):

@@ -23,13 +23,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from matchmeter.gate.contract import clauses, parts
+from matchmeter.gate.contract import clauses, is_directive, parts
 from matchmeter.gate.obligations import candidate_directive
 from matchmeter.gate.vocabulary import FAMILY, OBLIGATION_STOP, content_words, stem
 
 # Original side: what makes a requirement exact. "exactly as written" binds what stands before it.
 EXACT = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|character[- ]for[- ]character|"
-                   r"(?:a|one) single|single)\b", re.I)
+                   r"(?:a|one) single|single|unchanged|unmodified|unaltered|as[- ]is)\b", re.I)
 # Candidate side: every way a paraphrase says the same ("a single argument", "only those fields", "as shown").
 EXACT_WIDE = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|character[- ]for[- ]character|"
                         r"word[- ]for[- ]word|letter[- ]for[- ]letter|single|sole|lone|only|just|identical(?:ly)?|"
@@ -50,6 +50,9 @@ KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|prese
 KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:keep|preserve|retain|leave)\b", re.I)
 PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|preserving|retaining|intact|untouched|unchanged)\b|\b(?:don't|do not|never|"
                       r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*", re.I)
+# verbs that say what to do with a thing, never which thing: "use exactly this message" binds the message
+VERB_WORDS = ("use", "make", "write", "put", "give", "set", "get", "run", "need", "want", "print", "add", "hold", "contain",
+              "show", "receive", "pass", "end", "start", "appear")
 NEAR = 3  # words between a qualifier and what it binds
 WINDOW = 6  # words either side of an order phrase that say what is ordered
 FILLER = frozenset({"as", "this", "these", "those", "the", "a", "an", "one", "written", "shown", "given", "below", "above",
@@ -75,6 +78,9 @@ def _stem(word: str) -> str:
     return s[:-1] if len(s) > 3 and s.endswith("e") else s
 
 
+VERBS = frozenset(_stem(w) for w in VERB_WORDS)
+
+
 def _content(stems: list[str]) -> list[str]:
     """Words that can be what a qualifier binds: not stop words, fillers, numbers or the keep/change family."""
     return [s for s in stems if s not in OBLIGATION_STOP and s not in FILLER and s not in FAMILY and len(s) >= 3
@@ -97,11 +103,14 @@ def qualifiers(original: str) -> list[Qualifier]:
     name and text; "exactly what is in `out.txt`" binds what it follows and `out.txt`)."""
     out = []
     for clause in clauses(original):
+        forbidding = [(at, at + len(p)) for p in parts(clause) if is_directive(p) and (at := clause.find(p)) >= 0]
         for m in EXACT.finditer(clause):
-            if KEEP_SAID.match(clause, m.start()):
+            # "exactly as it is", "keep `x` unchanged": the prohibition's own words, which obligations.py checks
+            if KEEP_SAID.match(clause, m.start()) or any(a <= m.start() < b for a, b in forbidding):
                 continue
             left, right = _segment(clause, m.start(), m.end())
-            anchor = _content([t[2] for t in _tokens(right)])[:2] + _content([t[2] for t in _tokens(left)])[-1:]
+            anchor = [a for a in _content([t[2] for t in _tokens(right)]) if a not in VERBS][:2] + \
+                [a for a in _content([t[2] for t in _tokens(left)]) if a not in VERBS][-1:]
             family = "single" if "single" in m.group(0).lower() else "exact"
             if anchor:
                 out.append(Qualifier(family, " ".join(clause[m.start():].split()[:5]), frozenset(anchor)))
@@ -127,7 +136,19 @@ def _kept(q: Qualifier, candidate: str) -> bool:
         for m in marks:
             first = next((i for i, t in enumerate(toks) if t[1] > m.start()), len(toks))
             last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
-            near = {t[2] for t in toks[max(0, first - reach):last + reach]}  # "every character" binds itself
+            if q.family == "order":  # what is ordered may stand across a comma: "one line per file, sorted by region"
+                if {t[2] for t in toks[max(0, first - reach):last + reach]} & q.anchor:
+                    return True
+                continue
+            # counted in content words within the mark's stretch of the clause: "exactly the contents of `out.txt`"
+            # binds `out.txt`, "the text below, joined into a single line" does not bind "text"; the mark binds itself
+            left, right = _segment(clause, m.start(), m.end())
+            lo, hi = m.start() - len(left), m.end() + len(right)
+            before = _content([t[2] for t in toks[:first] if t[0] >= lo])[-reach:]
+            if not before:  # "the block below, byte for byte": a mark that opens its stretch qualifies the one before
+                before = _content([t[2] for t in toks[:first]])[-reach:]
+            after = _content([t[2] for t in toks[last:] if t[1] <= hi])[:reach]
+            near = set(before) | {t[2] for t in toks[first:last]} | set(after)
             if near & q.anchor:
                 return True
     return False

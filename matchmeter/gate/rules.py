@@ -5,7 +5,7 @@ number (with its unit) and output format of it, with normalisation (`./x` = `x`,
 quoting, list vs prose, format spellings); once is enough however often the Original repeats it, but a
 differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
 words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
-of its kind (JSON → JSON Lines) are changes. It must keep every prohibition
+of its kind (JSON → JSON Lines, one tab → four spaces) are changes. It must keep every prohibition
 obligation and scope statement (obligations.py: by meaning, not layout) and add no hedge that weakens one
 ("where possible", "ideally"); must not leak what only the reference solution or the tests know (case- and
 form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
@@ -16,6 +16,8 @@ a step list or a prose plan; and must not repeat the Original or an earlier cand
 Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
 `changes_format:jsonl`,
 `drops_prohibition:...`, `weakens_prohibition:...`, `weakens_obligation:where possible: ...`, `drops_scope:...`,
+`drops_qualifier:exactly one argument`, `drops_order:in the original order`, `drops_requirement:Keep the existing
+entries.` (qualifiers.py: a qualifier or keeping requirement the candidate no longer states next to what it binds),
 `leaks_reference:git log`, `leaks_answer:69813.66`, `adds_command:ls -lR`, `adds_step_list`,
 `duplicate_candidate:original`. The gate may read the task's solution and tests, and run its oracle in a
 sandbox the caller provides (answers.py), to detect leaks; the rewriter never sees them.
@@ -309,9 +311,11 @@ def answers_in(candidate: str, original: str, knowledge: ReferenceKnowledge) -> 
     new = [v for v in answer_tokens(candidate) if v.lower() not in COMMON_WORDS and v.lower() not in orig]
     if not new:
         return []
-    # an all-lowercase word of an output is too often plain English ("format", "required") to count alone
-    low = {a.lower() for a in knowledge.answers if not (a.isalpha() and a.islower())}
-    return sorted({v for v in new if v.lower() in low})
+    # an all-lowercase word of an output is too often plain English ("format", "required") to count alone, and an
+    # all-capitals one counts only in capitals: "create a table" does not leak an output's SQL `CREATE TABLE`
+    found = knowledge.answers
+    low = {a.lower() for a in found if not (a.isalpha() and a.islower())}
+    return sorted({v for v in new if v.lower() in low and (v in found or v.upper() not in found or not v.isalpha())})
 
 
 def answer_tokens(text: str) -> list[str]:

@@ -12,7 +12,8 @@ BACKTICK = re.compile(r"`([^`\n]+)`")
 
 OBLIGATION_WORDS = 0.5  # share of an object-less obligation's content words a candidate clause must carry
 KEEP_VERB = r"(?:leave|leaves|left|keep|keeps|kept|stay|stays|remain|remains|preserve|preserved|retain|retained|retains)"
-KEEP_END = (r"(?:alone|unchanged|untouched|unmodified|as (?:it|they) (?:is|are|was|were|stands?)|where (?:it|they) (?:is|are)|"
+KEEP_END = (r"(?:alone|unchanged|untouched|unmodified|outside|in (?:its|their) (?:current|present|existing|original) "
+            r"(?:place|location|spot|position|folder|directory)|as (?:it|they) (?:is|are|was|were|stands?)|where (?:it|they) (?:is|are)|"
             r"exactly as|in place|intact|the same|out of|byte for byte|as written|off limits)")
 KEEPING = re.compile(rf"\b{KEEP_VERB}\b(?:[^.;:\n]|\.(?=[\w/]))*?\b{KEEP_END}", re.I)
 CHANGE = r"(?:chang|modif|alter|touch|edit|delet|remov|rewrit|drop|renam|mov)\w*"
@@ -33,7 +34,12 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"if (?:it'?s|it is) (?:easy|simple|convenient)|no need to be (?:exact|strict|precise)|"
                     r"within reason|(?:is|are) encouraged|(?:is|are) recommended|aim to|it would be (?:good|nice|better)|"
                     r"(?:if|where|when(?:ever)?) (?:it is |it's |they are |they're |one is )?(?:available|applicable|known)|"
-                    r"as close (?:to [\w-]+ )?as (?:possible|you can|\w+ (?:\w+ )?allows?))\b",
+                    r"as close (?:to [\w-]+ )?as (?:possible|you can|\w+ (?:\w+ )?allows?)|"
+                    r"if you think (?:it|that|this) (?:makes sense|is (?:sensible|right|appropriate|needed|useful|worth it))|"
+                    r"(?:it's|it is|that's|that is|are|is) (?:probably|likely|usually) (?:fine|ok|okay|acceptable|good enough)|"
+                    r"probably|presumably|i'd guess|i guess|i suppose|use your (?:own )?judg(?:e)?ment|as you see fit|"
+                    r"if (?:something|anything) else seems|unless (?:it's|it is) (?:hard|difficult|awkward|tricky)|"
+                    r"(?:small|minor|slight) (?:differences|deviations|changes) (?:are|is) (?:\w+ )?(?:fine|ok|okay|acceptable))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alone", "intact",
@@ -75,6 +81,9 @@ def stem(word: str) -> str:
 
 # "everything else", "nothing else", "every other", "the rest", "the remaining": one word, however it is said
 REST = re.compile(r"\b(?:(?:every|any|no|all|some)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
+                  r"nothing (?:except|but|other than|apart from|besides)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
+                  r"entries|keys?|values?|fields?|rows?|columns?|branch(?:es)?|parts?|characters?|sections?|tables?|records?|"
+                  r"notes?|jobs?|links?|options?|content)\b)|"
                   r"the remaining|the others?|everything|anything|"
                   r"(?:apart from|except(?: for)?|other than|besides|beyond) (?:that|this|these|those|them|it))\b", re.I)
 FAMILY = frozenset({"<protect>", "<delete>"})

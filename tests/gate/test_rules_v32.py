@@ -1,4 +1,5 @@
-"""Gate rules v3.2: qualifiers (exactness, order, keeping what is there) and the paraphrases v3.1 rejected.
+"""Gate rules v3.2 and v3.3: qualifiers (exactness, order, keeping what is there), hedges and values in other words,
+and the paraphrases the rules before them rejected.
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.2 rule work"). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -48,6 +49,23 @@ DROPPED = [
     # a prohibition inside a parenthetical, after the clause's first words
     ("Revert the bad commit with a new commit (don't rewrite history, others pulled it).",
      "Revert the bad commit with a new commit.", "drops_prohibition"),
+    # v3.3: hedges across a line break and in other words
+    ("Report each rate and the z statistic.", "Report each rate and, if you think it makes\nsense, the z statistic.",
+     "weakens_obligation"),
+    ("Store the key in `k.txt` exactly as written.", "Store the key in `k.txt` exactly as written; use your judgement.",
+     "weakens_obligation"),
+    ("Store the key in `k.txt` exactly as written.",
+     "Store the key in `k.txt` as written, though small differences are likely fine.", "weakens_obligation"),
+    # v3.3: "unchanged" outside a prohibition qualifies what it follows
+    ("Print a header, then every line of FILE unchanged.", "Print a header, then each line of FILE with its number.",
+     "drops_qualifier"),
+    # v3.3: a value stated inside a new code span, a decimal below one
+    ("Write `{\"median\": <number>}` per sensor to `m.json`.",
+     "Write `{\"median\": <number>}` per sensor to `m.json`, e.g. `{\"median\": 21.35}`.", "changes_number:new value 21.35"),
+    ("Report the churn ratio in `c.json`.", "Report the churn ratio in `c.json` (it is about 0.118).",
+     "changes_number:new value 0.118"),
+    # v3.3: indentation swapped
+    ("Indent the recipe line with one tab.", "Indent the recipe line with four spaces.", "changes_format:spaces"),
 ]
 
 
@@ -99,6 +117,29 @@ KEPT = [
      "Serve two routes:\n\n- `GET /a`: `{\"ok\": true}`.\n- `GET /b`: `{\"ok\": false}`.\n"),
     ("Find the bad commit. Then revert it with a new commit (don't rewrite history, others pulled it).",
      "Two steps:\n\n1. Find the bad commit.\n2. Revert it with a new commit. Don't rewrite history (others pulled it)."),
+    # v3.3: subjects split from their predicate by commas, other keeping verbs, the rest by a path
+    ("Links that already work and the files in `assets/` should stay as they are.",
+     "Links that already resolve, and the files in `assets/`, must be left unchanged."),
+    ("Don't change anything under `release/` or `vendor.sha256`.",
+     "Nothing under `release/`, and not `vendor.sha256`, may be changed."),
+    ("Don't recreate the merged ones, and don't move `main` or any other existing branch.",
+     "The merged ones stay deleted, and `main` and every other existing branch keep pointing where they point now."),
+    ("Append the line below to `conf/app.conf`. Nothing else in the file should change.",
+     "In `conf/app.conf` change nothing except for one addition: the line below, appended."),
+    ("Replace the placeholder in `templates/page.html`. The rest of the page must not change.",
+     "The rest of `templates/page.html` must not change; only replace the placeholder."),
+    ("`scratch.txt` stays out of the repository and where it is.",
+     "`scratch.txt` must remain outside the repository, in its current place."),
+    ("Set `API_TOKEN` in `.env`. The other settings stay as they are.", "Set `API_TOKEN` in `.env`. Other settings stay as they are."),
+    # v3.3: the size of the Original's list, part labels, a qualifier after a comma, the indentation kept
+    ("Write migration 4:\n\n- a column;\n- an index;\n- a record.\n",
+     "Write migration 4. It has 3 parts: a column, an index and a record."),
+    ("Compress every old log with gzip. Then delete the compressed logs older than 30 days.",
+     "First, compression. Every old log is compressed with gzip. Second, cleanup. The compressed logs older than 30 days "
+     "are deleted."),
+    ("Replace `b.txt` with the block below: exactly the lines of the block, byte for byte.",
+     "Overwrite `b.txt` with the block below, byte for byte."),
+    ("Indent the recipe line with one tab.", "Indent the recipe line with a tab, not spaces."),
 ]
 
 
@@ -120,3 +161,18 @@ def test_keeping_counts_only_what_is_named_as_already_there():
     # "keep the higher version" says what to choose, not what to preserve: no keeping requirement
     assert dropped_keeping("Where both pin a package, keep the higher version.", "Where both pin a package, use the max.") == []
     assert dropped_keeping("Keep the other entries.", "Rewrite the file.") == ["Keep the other entries."]
+
+
+def test_an_all_capitals_word_of_an_output_leaks_only_in_capitals():
+    knowledge = ReferenceKnowledge(given_answers={"CREATE", "TABLE", "North_West"})
+    def leaks(candidate: str) -> list[str]:
+        return [r for res in check_rules("Write the migration to `m.sql`.", candidate, knowledge) for r in res.reasons
+                if r.startswith("leaks_answer")]
+    assert leaks("Write the migration to `m.sql`; create a table for it.") == []
+    assert leaks("Write the migration to `m.sql`; it starts with CREATE TABLE.") == ["leaks_answer:CREATE", "leaks_answer:TABLE"]
+    assert leaks("Write the migration to `m.sql` for north_west.") == ["leaks_answer:north_west"]  # any case (v3)
+
+
+def test_an_anchor_is_a_thing_not_the_verb_that_handles_it():
+    (q,) = qualifiers("Use exactly this commit message.")
+    assert q.anchor == {"commit", "messag"}
