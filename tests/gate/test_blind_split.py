@@ -1,6 +1,7 @@
-"""The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3) are pinned and
-well-formed. This checks structure only: it never runs the gate, so nothing here can be tuned against the splits'
-cases (corpus README, "The blind split", "The blind split v2" and "The blind split v3")."""
+"""The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
+gate_blind4.jsonl blind-v4) are pinned and well-formed. This checks structure only: it never runs the gate, so nothing
+here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split
+v3" and "The blind split v4")."""
 
 from __future__ import annotations
 
@@ -67,7 +68,13 @@ V3 = Split("blind-v3", "gate_blind3", "d",
             "b1ba7c69dcb48fbd1560aeb145415190774c5bbea6c3a24887daeff8344c898e"), 145, 60,
            {"terminal": 40, "skills": 23, "data-analysis": 18, "quoting": 64},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3], ids=lambda s: s.origin)
+# v4, like v3, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V4 = Split("blind-v4", "gate_blind4", "e",
+           ("dd2e02692e122b9d59603ee9ed7b1227afa022c1befc9e7473a406f892072d2d",
+            "d980d22226d2677c37469c6ca9c1568fc0482badc4d2567065a1529ab420de42"), 145, 60,
+           {"terminal": 34, "skills": 21, "data-analysis": 24, "quoting": 66},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
