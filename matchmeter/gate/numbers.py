@@ -126,7 +126,9 @@ def new_values(original: str, candidate: str) -> list[str]:
     for span in BACKTICK.findall(candidate):
         if span in original:
             continue
-        for value in re.findall(r"(?<![\w./:-])\d+(?:\.\d+)?(?![\w/-]|\.\d)", span):
+        # and an id-like run of digits (`OPS-58213`) the Original has nowhere
+        ids = [d for d in re.findall(r"\d{4,}", span) if d not in original]
+        for value in re.findall(r"(?<![\w./:-])\d+(?:\.\d+)?(?![\w/-]|\.\d)", span) + ids:
             value = re.sub(r"^0+(?=\d)", "", value)
             if value not in known and value not in layout and not re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", flat):
                 out.append(value)

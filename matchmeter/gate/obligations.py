@@ -78,7 +78,10 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"^\W*(?:please\s+)?(?:preserve|retain)\b|"
                        r"\b(?:stays?|remains?|must stay|must remain|are to stay|is to stay) (?:deleted|removed|gone|absent|put|"
                        r"outside|where (?:it|they) (?:is|are))\b|\bwhere (?:it|they) (?:points?|is|are|sits?|lives?) now\b|"
-                       r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
+                       r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|"
+                       r"\b(?:exactly )?as (?:shown|written|given)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffers?\b|\b(?:may|must|should|can|will|is to|are to) "
+                       r"(?:not )?(?:differ|deviate|vary)\b|"
+                       rf"\bnone of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will)\b(?:[^.;]|\.(?=\w))*\b{CHANGE}|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
                        r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
                        r"\bnot (?:yours|for you) to\b|\b(?:chang|modif|alter|touch|edit)\w*\s+(?:nothing|none)\b|"
                        r"no (?:changes?|edits?|modifications?|alterations?)\b|refrain from|under no circumstances|"
@@ -207,7 +210,8 @@ def new_hedges(original: str, candidate: str) -> list[str]:
     before = {m.group(0).lower() for m in HEDGES.finditer(original)}
     out = []
     for m in HEDGES.finditer(candidate):
-        negated = re.search(r"\b(?:not|never|no|nothing|none)\b(?:\s+\S+){0,4}\s*$", candidate[max(0, m.start() - 40):m.start()], re.I)
+        prefix = re.split(r"[.;:!?]\s", candidate[max(0, m.start() - 40):m.start()])[-1]  # "not run. As far as I know"
+        negated = re.search(r"\b(?:not|never|no|nothing|none)\b(?:\s+\S+){0,4}\s*$", prefix, re.I)
         if m.group(0).lower() not in before and not negated:  # "this part is not optional" insists
             start = max(candidate.rfind(".", 0, m.start()), candidate.rfind("\n", 0, m.start())) + 1
             end = min(x for x in (candidate.find(".", m.end()), candidate.find("\n", m.end()), len(candidate)) if x >= 0)

@@ -37,16 +37,21 @@ EXACT_WIDE = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]b
                         r"it (?:is|stands))|nothing (?:else|more|less)|no (?:more|less|other|fewer)|and no\b|no[- ]more[- ]no[- ]less|"
                         r"literally|to the letter|every (?:single )?(?:character|byte|char))\b", re.I)
 ONE = re.compile(r"\b(?:one|1)\b", re.I)  # "a single newline" = "one newline"; "exactly one" is more than "one"
-ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:same |original |given |listed |file |input |existing |stated )?order|"
+ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:[\w-]+ )?order|"
                    r"order(?:ed)? (?:by|of|as)|sort(?:ed|s|ing)? (?:by|on|in)|in (?:ascending|descending|alphabetical|"
                    r"chronological|numeric(?:al)?|reverse|increasing|decreasing) order|(?:newest|oldest|latest|earliest|"
                    r"largest|smallest|highest|lowest|most recent|biggest)(?: \w+)? first|(?:apply|process|handle)\w* them "
                    r"in (?:the |that )?order|chronologically|alphabetically)\b", re.I)
-ORDER_WIDE = re.compile(r"\b(?:order\w*|sort\w*|first|last|ascending|descending|chronolog\w*|alphabetic\w*|sequence|"
+ORDER_WIDE = re.compile(r"\b(?:(?:in|out of) (?:the |their |its |this |that |same )?(?:[\w-]+ )?order|"
+                        r"(?:keep\w*|preserv\w*|retain\w*|maintain\w*|same|original) (?:the |their |its )?(?:[\w-]+ )?order|order(?:ed|ing)|order of|sort\w*|first|last|ascending|descending|chronolog\w*|alphabetic\w*|sequence|"
                         r"sequential\w*|as (?:listed|given)|as they (?:appear|come|are listed)|in turn|one after (?:another|"
                         r"the other)|increasing|decreasing|earliest|latest|newest|oldest|highest|lowest|top|bottom|rank\w*)\b", re.I)
-KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|preserve|retain)\b(?P<what>[^.;:]*\b(?:existing|"
-                           r"current|already|meantime|original|previous|earlier|other)\b[^.;:]*)", re.I)
+UNIQUE = re.compile(r"\b(?:without (?:any )?duplicates?|no duplicates?|de-?duplicated|(?:only|exactly|just|each [\w-]+) once|"
+                    r"unique|distinct)\b", re.I)  # not a bare "once": "once decoded", "Once `start.sh` has run"
+UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|twice|repeat\w*|more than one|several times|"
+                         r"single)\b", re.I)
+KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|preserve|retain)\b(?P<what>[^.;:,(]*\b(?:existing|"
+                           r"current|already|meantime|original|previous|earlier|other)\b[^.;:,(]*)", re.I)
 KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:keep|preserve|retain|leave)\b", re.I)
 PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|preserving|retaining|intact|untouched|unchanged)\b|\b(?:don't|do not|never|"
                       r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*", re.I)
@@ -79,6 +84,8 @@ def _stem(word: str) -> str:
 
 
 VERBS = frozenset(_stem(w) for w in VERB_WORDS)
+OWN_WORDS = frozenset(_stem(w) for w in ("order", "sort", "sorted", "first", "duplicate", "duplicates", "unique", "distinct",
+                                         "once"))
 
 
 def _content(stems: list[str]) -> list[str]:
@@ -104,9 +111,13 @@ def qualifiers(original: str) -> list[Qualifier]:
     out = []
     for clause in clauses(original):
         forbidding = [(at, at + len(p)) for p in parts(clause) if is_directive(p) and (at := clause.find(p)) >= 0]
+        asides = [(a.start(), a.end()) for a in re.finditer(r"\([^)]*\)", clause)]
+        outside = [m for m in EXACT.finditer(clause) if not any(a <= m.start() < b for a, b in asides)]
         for m in EXACT.finditer(clause):
-            # "exactly as it is", "keep `x` unchanged": the prohibition's own words, which obligations.py checks
-            if KEEP_SAID.match(clause, m.start()) or any(a <= m.start() < b for a, b in forbidding):
+            # "exactly as it is", "keep `x` unchanged": the prohibition's own words, which obligations.py checks;
+            # "exactly as written (it must appear verbatim)": an aside restating the clause's qualifier adds none
+            if KEEP_SAID.match(clause, m.start()) or any(a <= m.start() < b for a, b in forbidding) or \
+                    (outside and m not in outside and any(a <= m.start() < b for a, b in asides)):
                 continue
             left, right = _segment(clause, m.start(), m.end())
             anchor = [a for a in _content([t[2] for t in _tokens(right)]) if a not in VERBS][:2] + \
@@ -115,20 +126,29 @@ def qualifiers(original: str) -> list[Qualifier]:
             if anchor:
                 out.append(Qualifier(family, " ".join(clause[m.start():].split()[:5]), frozenset(anchor)))
         toks = _tokens(clause)
-        for m in ORDER.finditer(clause):
-            first = next((i for i, t in enumerate(toks) if t[1] > m.start()), 0)
-            last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
-            own = {t[2] for t in toks[first:last]}
-            window = _content([t[2] for t in toks[max(0, first - WINDOW):first] + toks[last:last + WINDOW]])
-            bound = set(window) | (set(_content(sorted(own))) - {_stem(w) for w in ("order", "sort", "sorted", "first")})
-            if bound:
-                out.append(Qualifier("order", " ".join(m.group(0).split()), frozenset(bound)))
+        for family, pattern in (("order", ORDER), ("unique", UNIQUE)):
+            out += _windowed(family, pattern, clause, toks)
+    return out
+
+
+def _windowed(family: str, pattern: re.Pattern[str], clause: str, toks: list[tuple[int, int, str]]) -> list[Qualifier]:
+    """Order and uniqueness qualifiers bind the words around them ("each list sorted and without duplicates")."""
+    out = []
+    for m in pattern.finditer(clause):
+        first = next((i for i, t in enumerate(toks) if t[1] > m.start()), 0)
+        last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
+        own = {t[2] for t in toks[first:last]}
+        window = _content([t[2] for t in toks[max(0, first - WINDOW):first] + toks[last:last + WINDOW]])
+        bound = set(window) | (set(_content(sorted(own))) - OWN_WORDS)
+        if bound:
+            out.append(Qualifier(family, " ".join(m.group(0).split()), frozenset(bound)))
     return out
 
 
 def _kept(q: Qualifier, candidate: str) -> bool:
-    wide = ORDER_WIDE if q.family == "order" else EXACT_WIDE
-    reach = WINDOW if q.family == "order" else NEAR
+    wide = {"order": ORDER_WIDE, "unique": UNIQUE_WIDE}.get(q.family, EXACT_WIDE)
+    windowed = q.family in ("order", "unique")
+    reach = WINDOW if windowed else NEAR
     for clause in clauses(candidate):
         toks = _tokens(clause)
         marks = list(wide.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
@@ -136,7 +156,7 @@ def _kept(q: Qualifier, candidate: str) -> bool:
         for m in marks:
             first = next((i for i, t in enumerate(toks) if t[1] > m.start()), len(toks))
             last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
-            if q.family == "order":  # what is ordered may stand across a comma: "one line per file, sorted by region"
+            if windowed:  # what is ordered may stand across a comma: "one line per file, sorted by region"
                 if {t[2] for t in toks[max(0, first - reach):last + reach]} & q.anchor:
                     return True
                 continue

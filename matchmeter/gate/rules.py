@@ -68,7 +68,8 @@ from matchmeter.tasks.oracle import own_solution, solve_script
 LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see module docstring)
 # a candidate may restate a scope with any of these ("each contact once" = "only the first row")
 SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exception|other than|apart from|excluding|"
-                          r"but not|once|alone|just|nothing else|no other|(?:a |one )?single|sole|lone|exactly one)\b", re.I)
+                          r"but not|once|alone|just|nothing else|no other|(?:a |one )?single|sole|lone|exactly one|nothing (?:beyond|outside)|"
+                          r"no more than)\b", re.I)
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
@@ -246,7 +247,7 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
         if not ok:
             reasons.append(f"drops_scope:{item.text[:60]}")
     reasons += [f"weakens_obligation:{h}" for h in new_hedges(original, candidate)]
-    reasons += [f"drops_{'order' if q.family == 'order' else 'qualifier'}:{q.text[:60]}"
+    reasons += [f"drops_{q.family if q.family in ('order', 'unique') else 'qualifier'}:{q.text[:60]}"
                 for q in dropped_qualifiers(original, candidate)]
     reasons += [f"drops_requirement:{text[:60]}" for text in dropped_keeping(original, candidate)]
     return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=list(dict.fromkeys(reasons)))

@@ -39,10 +39,13 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"(?:it's|it is|that's|that is|are|is) (?:probably|likely|usually) (?:fine|ok|okay|acceptable|good enough)|"
                     r"probably|presumably|i'd guess|i guess|i suppose|use your (?:own )?judg(?:e)?ment|as you see fit|"
                     r"if (?:something|anything) else seems|unless (?:it's|it is) (?:hard|difficult|awkward|tricky)|"
-                    r"(?:small|minor|slight) (?:differences|deviations|changes) (?:are|is) (?:\w+ )?(?:fine|ok|okay|acceptable))\b",
+                    r"(?:small|minor|slight) (?:differences|deviations|changes) (?:are|is) (?:\w+ )?(?:fine|ok|okay|acceptable)|"
+                    r"i believe|i(?: am|'m) (?:fairly |pretty |quite |not (?:entirely )?)?sure|as far as i (?:know|can tell)|"
+                    r"if i(?: am|'m) not mistaken|if i remember (?:correctly|right)|i think|i'm not certain|"
+                    r"as closely? as (?:is )?(?:practical|possible|practicable|reasonable|you can|feasible))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
-PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alone", "intact",
+PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",
            "chang", "modif", "unmodif", "alter", "edit", "touch", "same")
 DELETE = ("delet", "remov", "drop", "eras")
 PHRASE_STOP = frozenset({"wher", "anywher", "anyth", "everyth", "someth", "exist", "current", "already"})
@@ -58,7 +61,7 @@ OBLIGATION_STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "th
                   "never", "nor", "do", "does", "is", "be", "to", "of", "in", "on", "it", "as", "or", "a", "an",
                   "exactly", "way", "whatever", "please", "itself", "nothing", "neither", "either", "so", "whole",
                   "being", "once", "done", "after", "before", "still", "ever", "avoid", "no", "let", "need",
-                  "needs", "make", "sure"})
+                  "needs", "make", "sure", "ones"})
 
 
 def stem(word: str) -> str:
@@ -80,7 +83,7 @@ def stem(word: str) -> str:
 
 
 # "everything else", "nothing else", "every other", "the rest", "the remaining": one word, however it is said
-REST = re.compile(r"\b(?:(?:every|any|no|all|some)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
+REST = re.compile(r"\b(?:(?:every|any|no|all|some|each)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
                   r"nothing (?:except|but|other than|apart from|besides)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
                   r"entries|keys?|values?|fields?|rows?|columns?|branch(?:es)?|parts?|characters?|sections?|tables?|records?|"
                   r"notes?|jobs?|links?|options?|content)\b)|"

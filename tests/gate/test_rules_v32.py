@@ -1,4 +1,4 @@
-"""Gate rules v3.2 and v3.3: qualifiers (exactness, order, keeping what is there), hedges and values in other words,
+"""Gate rules v3.2 to v3.4: qualifiers (exactness, order, keeping what is there), hedges and values in other words,
 and the paraphrases the rules before them rejected.
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
@@ -66,6 +66,17 @@ DROPPED = [
      "changes_number:new value 0.118"),
     # v3.3: indentation swapped
     ("Indent the recipe line with one tab.", "Indent the recipe line with four spaces.", "changes_format:spaces"),
+    # v3.4: uniqueness, any "in the ... order", hedges of belief, id-like digits in a new code span
+    ("Write each list to `lists.json`, sorted and without duplicates.", "Write each list to `lists.json`, sorted.",
+     "drops_unique"),
+    ("Print one line per band to `hist.txt`, in the band order above.", "Print one line per band to `hist.txt`.",
+     "drops_order"),
+    ("Write the header exactly as shown.", "Write the header (I'm fairly sure) exactly as shown.", "weakens_obligation"),
+    ("It is stored, not run. It must hold exactly the lines below.",
+     "It is stored, not run. As far as I know it must hold exactly the lines below.", "weakens_obligation"),
+    ("Match the block byte for byte.", "Match the block byte for byte as closely as is practical.", "weakens_obligation"),
+    ("Put the ticket id from `TICKET` in its place.", "Put the ticket id from `TICKET` (currently `OPS-58213`) in its place.",
+     "changes_number:new value 58213"),
 ]
 
 
@@ -140,6 +151,22 @@ KEPT = [
     ("Replace `b.txt` with the block below: exactly the lines of the block, byte for byte.",
      "Overwrite `b.txt` with the block below, byte for byte."),
     ("Indent the recipe line with one tab.", "Indent the recipe line with a tab, not spaces."),
+    # v3.4: keeping said without a verb, by "no other ... may differ", "none of ... may be changed", "should not come
+    # back"; scope by "nothing beyond"; an aside restating exactness; "once" as a conjunction; ordering in other words
+    ("Replace the file. Leave `snippets/INDEX` alone.", "Replace the file. `snippets/INDEX`: leave alone."),
+    ("Every other character stays exactly as shown.", "Every other character exactly as shown."),
+    ("Every other character stays exactly as shown.", "No other character may differ from what is shown."),
+    ("Every other character stays exactly as shown.", "Each other character remains exactly as shown."),
+    ("The files already in `inbox/` stay as they are.", "None of the files already in `inbox/` may be changed."),
+    ("Don't recreate the merged ones.", "The merged branches should not come back."),
+    ("Only Python's standard library is available.", "Nothing beyond Python's standard library is available."),
+    ("Replace it with the text below, exactly as written (the text is HTML and must appear verbatim).",
+     "The text below is HTML: replace it with that text, exactly as written."),
+    ("Once `start.sh` has run, every job gets processed.", "After `start.sh` has run, every job gets processed."),
+    ("Each contact once: keep only the first row for an email address (compare emails after cleaning), in the original "
+     "order.", "Only the first row per email address survives (compare the emails after cleaning), rows stay in the "
+     "original order, and no contact appears twice."),
+    ("The file stays sorted by package name.", "Don't let the file fall out of order by package name."),
 ]
 
 
