@@ -1,6 +1,6 @@
 """Qualifiers of requirements: exactness ("exactly one argument", "a single newline", "the original bytes,
-verbatim") and order ("in the original order", "sorted by `sku`", "newest first"), each bound to what it
-qualifies.
+verbatim"), order ("in the original order", "sorted by `sku`", "newest first") and uniqueness ("without
+duplicates", "each contact once"), each bound to what it qualifies.
 
 A rewrite that keeps a requirement's words but drops its qualifier asks for less: "keeps exactly one worker
 running" → "keeps a worker running", "every valid entry, in the original order" → "every valid entry". Neither
