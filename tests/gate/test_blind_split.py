@@ -1,7 +1,7 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
-gate_blind4.jsonl blind-v4) are pinned and well-formed. This checks structure only: it never runs the gate, so nothing
-here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split
-v3" and "The blind split v4")."""
+gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5) are pinned and well-formed. This checks structure only: it
+never runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The
+blind split v2", "The blind split v3", "The blind split v4" and "The blind split v5")."""
 
 from __future__ import annotations
 
@@ -74,7 +74,13 @@ V4 = Split("blind-v4", "gate_blind4", "e",
             "d980d22226d2677c37469c6ca9c1568fc0482badc4d2567065a1529ab420de42"), 145, 60,
            {"terminal": 34, "skills": 21, "data-analysis": 24, "quoting": 66},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4], ids=lambda s: s.origin)
+# v5, like v3 and v4, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V5 = Split("blind-v5", "gate_blind5", "f",
+           ("20ec96193f22279ccb0bde845a68db675f04d903b042baaee58501cec059bfba",
+            "efa5a2ffee71b3e5a772f6359818476c8dfc8f6407b75270d4e6f981171b1195"), 145, 60,
+           {"terminal": 30, "skills": 45, "data-analysis": 24, "quoting": 46},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
