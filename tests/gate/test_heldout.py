@@ -34,8 +34,9 @@ def test_the_held_out_split_covers_every_family_and_labels_each_slip():
 
 
 def test_rules_and_the_sim_judge_on_the_held_out_split():
-    """Issue 33's bar on the split kept apart from the rule work: >= 95% of the rule-visible slips caught, no
-    faithful paraphrase rejected; and the sim judge's shipped measurement is what gate eval measures now."""
+    """The held-out split at issue 33's bar (>= 95% of the rule-visible slips caught, no faithful paraphrase
+    rejected), though its failures were seen during the v3 rule work (corpus/README.md), so this is a regression
+    floor, not a blind number; and the sim judge's shipped measurement is what gate eval measures now."""
     from matchmeter.optimizer.gate_eval import SIM_MEASUREMENT, measurement, run_gate_eval
 
     report = run_gate_eval(None, "sim/judge", split="heldout")
