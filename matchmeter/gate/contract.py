@@ -222,10 +222,13 @@ FORMAT_FORMS = {"lowercase": r"lower[- ]?cased?", "uppercase": r"upper[- ]?cased
                 "iso 8601": r"iso[- ]?8601"}
 # formats read only when comparing a candidate (drops, swaps), not as contract items of their own: the judge
 # answers the contract by item id, and recorded replies key on those ids
-MORE_FORMS = {"jsonl": r"json[- ]?lines|ndjson|newline[- ]delimited json", "tsv": r"tab[- ](?:separated|delimited)",
+MORE_FORMS = {"semicolon-separated": r"semicolons?[- ](?:separated|delimited)|(?:separat|delimit)\w* (?:the )?(?:fields|columns|"
+                                     r"values) (?:with|by) (?:a )?semicolons?",
+              "one per line": r"one (?:[\w-]+ )?(?:per|a|on each|to a) line|(?:each|every) (?:[\w-]+ )?on (?:its|a) own line",
+              "jsonl": r"json[- ]?lines|ndjson|newline[- ]delimited json", "tsv": r"tab[- ](?:separated|delimited)",
               "latin-1": r"latin-?1|iso[- ]?8859-1", "yaml": r"yml", "unix time": r"unix (?:time|timestamps?|epoch)|epoch seconds"}
 # formats that exclude each other: a rewrite that names another member of a group the Original names has changed it
-FORMAT_GROUPS = (frozenset({"json", "jsonl", "csv", "tsv", "yaml", "toml", "xml", "markdown", "html"}),
+FORMAT_GROUPS = (frozenset({"json", "jsonl", "csv", "tsv", "yaml", "toml", "xml", "markdown", "html", "semicolon-separated"}),
                  frozenset({"lowercase", "uppercase"}), frozenset({"utf-8", "ascii", "latin-1"}),
                  frozenset({"iso 8601", "yyyy-mm-dd", "unix time"}))
 

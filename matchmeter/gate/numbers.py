@@ -44,6 +44,8 @@ def stated(text: str) -> Counter[tuple[str, str]]:
     for m in re.finditer(rf"\b(?:{ONE})[\s-]+(\w+)", body):  # "one decimal", "a week", "a single file"
         if m.group(1) in UNIT_OF:  # "one per line" is no value: only a unit makes "one"/"a" a number
             found[("1", "=" + UNIT_OF[m.group(1)])] += 1
+    for _ in re.finditer(r"\ba (?:pair|couple) of\b", body):  # "a pair of services" = "two services"
+        found[("2", "")] += 1
     for m in re.finditer(r"\b(" + "|".join(ORDINALS) + r")\b(?![\s-]+(?:of a |an? )?(?:second|minute)s?\b)", body):
         found[(ORDINALS[m.group(1)], "ordinal")] += 1  # "the fourth migration" = "migration 4"; never a unit's value
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(" + "|".join(COMPACT) + r")\b", body):
@@ -128,6 +130,8 @@ def new_values(original: str, candidate: str) -> list[str]:
             continue
         # and an id-like run of digits (`OPS-58213`) the Original has nowhere
         ids = [d for d in re.findall(r"\d{4,}", span) if d not in original]
+        ids += [h for h in re.findall(r"\b[0-9a-f]{7,64}\b", span)  # a commit hash or digest
+                if re.search(r"\d.*\d", h) and re.search(r"[a-f].*[a-f]", h) and h not in original]
         for value in re.findall(r"(?<![\w./:-])\d+(?:\.\d+)?(?![\w/-]|\.\d)", span) + ids:
             value = re.sub(r"^0+(?=\d)", "", value)
             if value not in known and value not in layout and not re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", flat):

@@ -79,6 +79,8 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\b(?:stays?|remains?|must stay|must remain|are to stay|is to stay) (?:deleted|removed|gone|absent|put|"
                        r"outside|where (?:it|they) (?:is|are))\b|\bwhere (?:it|they) (?:points?|is|are|sits?|lives?) now\b|"
                        r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|"
+                       rf"\bno (?:[\w-]+ )?{CHANGE}|^\W*(?:and |but |so )?you (?:don't|do not|must not|mustn't|never|shouldn't|"
+                       r"should not)\b(?! (?:have|need) to)|"
                        r"\b(?:exactly )?as (?:shown|written|given)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffers?\b|\b(?:may|must|should|can|will|is to|are to) "
                        r"(?:not )?(?:differ|deviate|vary)\b|"
                        rf"\bnone of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will)\b(?:[^.;]|\.(?=\w))*\b{CHANGE}|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "

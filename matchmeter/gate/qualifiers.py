@@ -43,7 +43,8 @@ ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:[\w-]+ )?order|"
                    r"largest|smallest|highest|lowest|most recent|biggest)(?: \w+)? first|(?:apply|process|handle)\w* them "
                    r"in (?:the |that )?order|chronologically|alphabetically)\b", re.I)
 ORDER_WIDE = re.compile(r"\b(?:(?:in|out of) (?:the |their |its |this |that |same )?(?:[\w-]+ )?order|"
-                        r"(?:keep\w*|preserv\w*|retain\w*|maintain\w*|same|original) (?:the |their |its )?(?:[\w-]+ )?order|order(?:ed|ing)|order of|sort\w*|first|last|ascending|descending|chronolog\w*|alphabetic\w*|sequence|"
+                        r"(?:keep\w*|preserv\w*|retain\w*|maintain\w*|same|original|follow\w*|respect\w*) (?:the |their |its )?"
+                        r"(?:[\w-]+ )?order|order (?:given|listed|shown|above|below)|order(?:ed|ing)|order of|sort\w*|first|last|ascending|descending|chronolog\w*|alphabetic\w*|sequence|"
                         r"sequential\w*|as (?:listed|given)|as they (?:appear|come|are listed)|in turn|one after (?:another|"
                         r"the other)|increasing|decreasing|earliest|latest|newest|oldest|highest|lowest|top|bottom|rank\w*)\b", re.I)
 UNIQUE = re.compile(r"\b(?:without (?:any )?duplicates?|no duplicates?|de-?duplicated|(?:only|exactly|just|each [\w-]+) once|"
@@ -52,7 +53,8 @@ UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|t
                          r"single)\b", re.I)
 KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|preserve|retain)\b(?P<what>[^.;:,(]*\b(?:existing|"
                            r"current|already|meantime|original|previous|earlier|other)\b[^.;:,(]*)", re.I)
-KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:keep|preserve|retain|leave)\b", re.I)
+KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:you (?:must |should |need to |will |have to )?)?"
+                   r"(?:keep|preserve|retain|leave)\b", re.I)
 PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|preserving|retaining|intact|untouched|unchanged)\b|\b(?:don't|do not|never|"
                       r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*", re.I)
 # verbs that say what to do with a thing, never which thing: "use exactly this message" binds the message

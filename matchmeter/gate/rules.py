@@ -57,21 +57,25 @@ from matchmeter.gate.contract import (
     key_words,
     norm_path,
     paths_in,
+    prose,
 )
 from matchmeter.gate.numbers import new_values, stated, unstated
 from matchmeter.gate.obligations import kept, new_hedges, protecting
 from matchmeter.gate.qualifiers import dropped_keeping, dropped_qualifiers
-from matchmeter.gate.vocabulary import BACKTICK, HEDGES, stem
+from matchmeter.gate.vocabulary import BACKTICK, FAMILY, HEDGES, content_words, stem
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
 from matchmeter.tasks.oracle import own_solution, solve_script
 
 LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see module docstring)
 # a candidate may restate a scope with any of these ("each contact once" = "only the first row")
-SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exception|other than|apart from|excluding|"
+SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exceptions?|other than|apart from|excluding|"
                           r"but not|once|alone|just|nothing else|no other|(?:a |one )?single|sole|lone|exactly one|nothing (?:beyond|outside)|"
                           r"no more than)\b", re.I)
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+NEWLINE = re.compile(r"\\n|\b(?:new-?lines?|line[- ](?:breaks?|feeds?|endings?)|linefeeds?|(?:newline|line)[- ]terminated|"
+                     r"terminat\w* (?:by|with) (?:an? )?(?:newline|line break)|end(?:s|ing)? (?:of )?(?:each |every |the )?lines?)\b",
+                     re.I)
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
 
@@ -219,6 +223,9 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     cand_formats = set(formats_in(candidate))
     reasons += [f"drops_literal:format:{i.text}" for i in contract.of_kind("format") if i.norm not in cand_formats]
     reasons += [f"changes_format:{f}" for f in changed_formats(original, candidate)]
+    # line endings are layout the checker reads byte for byte: "each ending with a newline" dropped is a format dropped
+    if NEWLINE.search(prose(original)) and not NEWLINE.search(prose(candidate)):
+        reasons.append("drops_literal:format:newline")
     return RuleResult(rule="keeps_contract", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
@@ -336,6 +343,23 @@ def length_in_bounds(original: str, candidate: str) -> RuleResult:
     ratio = len(candidate.strip()) / max(1, len(original.strip()))
     ok = LENGTH_BOUNDS[0] <= ratio <= LENGTH_BOUNDS[1]
     return RuleResult(rule="length", passed=True, warnings=[] if ok else [f"length_out_of_bounds:{ratio:.2f}"])
+
+
+COVERAGE_WARNING = 0.25  # share of a requirement's content words below which the judge is told to look at it
+
+
+def judge_warnings(original: str, candidate: str) -> list[str]:
+    """What the judge is shown besides the texts: the length warning, and each requirement clause of the Original
+    (three content words or more) of whose words the candidate keeps under a quarter anywhere. On the blind
+    splits that marks a dropped requirement about as often as it marks a faithful paraphrase's synonyms, so it
+    is a pointer for the judge, never a rejection."""
+    out = list(length_in_bounds(original, candidate).warnings)
+    have = {w[:5] for w in content_words(candidate, asides=True) - FAMILY}
+    for item in contract_of(original).of_kind("requirement"):
+        words = {w[:5] for w in content_words(item.text, asides=True) - FAMILY}
+        if len(words) >= 3 and len(words & have) < COVERAGE_WARNING * len(words):
+            out.append(f"requirement_words_missing:{' '.join(item.text.split())[:80]}")
+    return out
 
 
 def not_duplicate(original: str, candidate: str, earlier: Sequence[tuple[str, str]]) -> RuleResult:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from matchmeter.gate.judge import Judge, JudgeVote
-from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules, contract_of, length_in_bounds
+from matchmeter.gate.rules import ReferenceKnowledge, RuleResult, check_rules, contract_of, judge_warnings
 from matchmeter.schema import SCHEMA_VERSION
 
 
@@ -46,7 +46,7 @@ def judge_votes(judge: Judge, original: str, candidate: str, knowledge: Referenc
                 votes: int) -> tuple[bool, list[JudgeVote], list[dict[str, Any]]]:
     """The judge's votes on a candidate, with the contract and the reference path in its prompt."""
     contract = contract_of(original)
-    warnings = "\n".join(length_in_bounds(original, candidate).warnings)  # e.g. "length_out_of_bounds:0.62"
+    warnings = "\n".join(judge_warnings(original, candidate))  # e.g. "length_out_of_bounds:0.62"
     messages = judge.messages(original, candidate, contract.render(), "\n".join(knowledge.commands), warnings)
     ids = [i.id for i in contract.items]
     cast = [judge.vote(messages, i, votes, ids) for i in range(votes)]

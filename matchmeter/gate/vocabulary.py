@@ -42,7 +42,10 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"(?:small|minor|slight) (?:differences|deviations|changes) (?:are|is) (?:\w+ )?(?:fine|ok|okay|acceptable)|"
                     r"i believe|i(?: am|'m) (?:fairly |pretty |quite |not (?:entirely )?)?sure|as far as i (?:know|can tell)|"
                     r"if i(?: am|'m) not mistaken|if i remember (?:correctly|right)|i think|i'm not certain|"
-                    r"as closely? as (?:is )?(?:practical|possible|practicable|reasonable|you can|feasible))\b",
+                    r"as closely? as (?:is )?(?:practical|possible|practicable|reasonable|you can|feasible)|"
+                    r"i reckon|maybe|perhaps|possibly|whichever you (?:prefer|like|choose)|either (?:is|way is) fine|"
+                    r"(?:whatever|whichever|any(?:thing|one)?|the (?:latest|first|last|closest|nearest) one) you can find|"
+                    r"(?:is|are|would be) (?:fine|good enough|ok|okay) (?:too|as well))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",
@@ -84,7 +87,9 @@ def stem(word: str) -> str:
 
 # "everything else", "nothing else", "every other", "the rest", "the remaining": one word, however it is said
 REST = re.compile(r"\b(?:(?:every|any|no|all|some|each)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
-                  r"nothing (?:except|but|other than|apart from|besides)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
+                  r"nothing (?:except|but|other than|apart from|besides)|(?:all |any )?remaining|rest of|"
+                  r"(?:every|all|any|each)(?= [\w-]+ (?:other than|except|but|besides|apart from))|"
+                  r"(?:apart from|except for|besides) (?:the |that |this |its |your )?[\w-]+(?: [\w-]+)?(?= nothing)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
                   r"entries|keys?|values?|fields?|rows?|columns?|branch(?:es)?|parts?|characters?|sections?|tables?|records?|"
                   r"notes?|jobs?|links?|options?|content)\b)|"
                   r"the remaining|the others?|everything|anything|"

@@ -1,4 +1,4 @@
-"""Gate rules v3.2 to v3.4: qualifiers (exactness, order, keeping what is there), hedges and values in other words,
+"""Gate rules v3.2 to v3.5: qualifiers (exactness, order, keeping what is there), hedges and values in other words,
 and the paraphrases the rules before them rejected.
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
@@ -77,6 +77,17 @@ DROPPED = [
     ("Match the block byte for byte.", "Match the block byte for byte as closely as is practical.", "weakens_obligation"),
     ("Put the ticket id from `TICKET` in its place.", "Put the ticket id from `TICKET` (currently `OPS-58213`) in its place.",
      "changes_number:new value 58213"),
+    # v3.5: a made-up commit hash, hedges of guessing and of choice, a newline requirement dropped, a separator swapped
+    ("Write the first bad commit's hash to `bad.txt`.", "Write the first bad commit's hash (`4be1c07d93a2`) to `bad.txt`.",
+     "changes_number:new value 4be1c07d93a2"),
+    ("Count the errors per service.", "I reckon counting the errors per service is enough.", "weakens_obligation"),
+    ("Create an empty file in `inbox/`.", "Create a file in `inbox/`; empty or not, whichever you prefer.", "weakens_obligation"),
+    ("Point each branch at the commit it had.", "Point each branch at a commit; the latest one you can find is fine.",
+     "weakens_obligation"),
+    ("Write `out.txt`: the lines of the block, each ending with a newline.", "Write `out.txt`: the lines of the block.",
+     "drops_literal:format:newline"),
+    ("Write `items.csv`, a proper CSV file.", "Write `items.csv`, separating the fields with semicolons.",
+     "changes_format:semicolon-separated"),
 ]
 
 
@@ -167,6 +178,21 @@ KEPT = [
      "order.", "Only the first row per email address survives (compare the emails after cleaning), rows stay in the "
      "original order, and no contact appears twice."),
     ("The file stays sorted by package name.", "Don't let the file fall out of order by package name."),
+    # v3.5: "a pair of", "no history rewriting", "you don't", "you keep", "remaining", "rest of", "every X other than",
+    # "apart from X nothing", an order followed, one number per line
+    ("I need two small services on `127.0.0.1`.", "I need a pair of small services on `127.0.0.1`."),
+    ("Revert it (don't rewrite history, others pulled it).", "Revert it. No history rewriting (others pulled it)."),
+    ("They must stay symlinks; don't replace them with copies.", "They have to remain symlinks; you don't swap them for copies."),
+    ("Add the job. Keep the existing entries.", "Add the job. You keep the existing entries."),
+    ("Every other character stays exactly as shown.", "All remaining characters stay exactly as shown."),
+    ("Everything else in the template stays exactly as it is.", "Rest of the template exactly as is."),
+    ("Set `app.motd`. Keep every other setting as it is.", "Set `app.motd`. Every setting other than `app.motd` is kept as it is."),
+    ("Append the line. Nothing else in the file should change.",
+     "Append the line. Apart from the added line nothing in the file should change."),
+    ("Print one line per band to `h.txt`, in the band order above.",
+     "Print one line per band to `h.txt`, following the band order given above."),
+    ("List their line numbers in `errors.txt`, one per line.", "List their line numbers in `errors.txt`, one number per line."),
+    ("Write the lines, each ending with a newline.", "Write the lines, each one newline-terminated."),
 ]
 
 
@@ -203,3 +229,13 @@ def test_an_all_capitals_word_of_an_output_leaks_only_in_capitals():
 def test_an_anchor_is_a_thing_not_the_verb_that_handles_it():
     (q,) = qualifiers("Use exactly this commit message.")
     assert q.anchor == {"commit", "messag"}
+
+
+def test_a_requirement_whose_words_are_gone_is_pointed_out_to_the_judge_not_rejected():
+    from matchmeter.gate.rules import judge_warnings
+
+    original = "Convert `books.xml` to `books.json`. Text must come out as real text with no XML escapes left over."
+    candidate = "Convert `books.xml` to `books.json`."
+    assert reasons(original, candidate) == []
+    assert [w for w in judge_warnings(original, candidate) if w.startswith("requirement_words_missing:Text must")]
+    assert not [w for w in judge_warnings(original, original + " ") if w.startswith("requirement_words_missing")]
