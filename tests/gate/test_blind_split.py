@@ -1,7 +1,8 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
-gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5) are pinned and well-formed. This checks structure only: it
-never runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The
-blind split v2", "The blind split v3", "The blind split v4" and "The blind split v5")."""
+gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6) are pinned and well-formed. This
+checks structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus README,
+"The blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The blind split v5" and "The
+blind split v6")."""
 
 from __future__ import annotations
 
@@ -80,7 +81,13 @@ V5 = Split("blind-v5", "gate_blind5", "f",
             "efa5a2ffee71b3e5a772f6359818476c8dfc8f6407b75270d4e6f981171b1195"), 145, 60,
            {"terminal": 30, "skills": 45, "data-analysis": 24, "quoting": 46},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5], ids=lambda s: s.origin)
+# v6, like v3-v5, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V6 = Split("blind-v6", "gate_blind6", "g",
+           ("67cbcac0fd1c39b7d1f2227b8e887d30dd5425a1b2ba89e2bb0216fcf47371ac",
+            "f31dfa70e4000250cff77478227aa1a8bb5b20d48ff2e3f935ff608b75766e77"), 145, 60,
+           {"terminal": 29, "skills": 25, "data-analysis": 38, "quoting": 53},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
