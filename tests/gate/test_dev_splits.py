@@ -25,10 +25,17 @@ FLOORS = {
 }
 
 
-@pytest.mark.parametrize("split", sorted(FLOORS))
-def test_the_rules_keep_what_they_reach_on_each_dev_split(split: str):
+@pytest.fixture(scope="module")
+def run_gate_eval():
+    """One worker for the module (tests/conftest.py groups a module fixture's tests), so the oracle answers of a
+    task the splits share are learned in a sandbox once (answers.py keeps them per process)."""
     from matchmeter.optimizer.gate_eval import run_gate_eval
 
+    return run_gate_eval
+
+
+@pytest.mark.parametrize("split", sorted(FLOORS))
+def test_the_rules_keep_what_they_reach_on_each_dev_split(split: str, run_gate_eval):
     caught_floor, visible, rejected_ceiling, faithful = FLOORS[split]
     report = run_gate_eval(CORPUS / split, None, split="all")
     caught, total = report.rate("rules", rule_visible=True)
