@@ -60,7 +60,14 @@ from pathlib import Path
 from matchmeter.runner.run import configuration_from_flags
 from matchmeter.runner.sandbox import get_backend, rootfs
 from matchmeter.runner.sandbox.baseimage import BASE_IMAGE, Environment, docker_client, task_image
-from matchmeter.runner.sandbox.policy import CONTAINER_PATH
+from matchmeter.runner.sandbox.bwrap import (
+    AGENT_UID_BASE,
+    FSIZE_LIMIT,
+    NPROC_LIMIT,
+    TMPFS_BYTES,
+    VERIFIER_UID_BASE,
+)
+from matchmeter.runner.sandbox.policy import CONTAINER_PATH, SANDBOX_ENV, VERIFIER_CAPS
 from matchmeter.runner.trial import VERIFIER_ENV, TrialRequest, run_trial
 from matchmeter.runner.verdict import harbor_format
 from matchmeter.schema import Description, TaskSpec
@@ -69,12 +76,9 @@ from matchmeter.tasks.oracle import stage_oracle
 
 MATCHMETER = [sys.executable, "-m", "matchmeter.cli"]
 
-# The bwrap backend's limits and identities, written out (runner/sandbox/bwrap.py and policy.py hold the originals).
-AGENT_UID_BASE, VERIFIER_UID_BASE = 200_000, 300_000  # as root: fresh uids from [BASE, BASE + 100000)
-NPROC_ROOT, NPROC_USER, FSIZE = 512, 4096, 2 * 1024**3
-TMPFS_BYTES = 1024**3
-VERIFIER_CAPS = "setuid,setgid,kill,dac_read_search,dac_override,chown,fowner,sys_ptrace"
-SANDBOX_ENV = {"PATH": CONTAINER_PATH, "HOME": "/tmp", "LANG": "C.UTF-8"}
+# The bwrap backend's limits and identities are its own constants (imported above), so the bare side cannot drift
+# from them; only the command lines are written out here. As a normal user the backend's nproc limit is this one.
+NPROC_USER = 4096
 
 
 def _check_reward(side: str, task: TaskSpec, reward: str) -> None:
@@ -186,11 +190,11 @@ def bare_bwrap_s(task: TaskSpec, root: Path, staged: dict[str, Path], seed: int)
     privileged = os.geteuid() == 0
     agent = AGENT_UID_BASE + secrets.randbelow(100_000) if privileged else os.getuid()
     verifier = VERIFIER_UID_BASE + secrets.randbelow(100_000) if privileged else os.getuid()
-    limits = ["prlimit", f"--nproc={NPROC_ROOT if privileged else NPROC_USER}", f"--fsize={FSIZE}", "--"]
+    limits = ["prlimit", f"--nproc={NPROC_LIMIT if privileged else NPROC_USER}", f"--fsize={FSIZE_LIMIT}", "--"]
     drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
     as_agent, as_verifier = drop, drop
     if privileged:
-        caps = "-all," + ",".join(f"+{c}" for c in VERIFIER_CAPS.split(","))
+        caps = "-all," + ",".join(f"+{c}" for c in VERIFIER_CAPS)
         as_agent = ["setpriv", f"--reuid={agent}", f"--regid={agent}", "--clear-groups", *drop[1:]]
         as_verifier = ["setpriv", f"--reuid={verifier}", f"--regid={verifier}", "--clear-groups", f"--bounding-set={caps}",
                        f"--inh-caps={caps}", f"--ambient-caps={caps}", "--no-new-privs"]
