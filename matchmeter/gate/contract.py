@@ -163,6 +163,12 @@ def literals_in(text: str) -> list[str]:
     return _unique(o for o in out if len(o) >= 2)
 
 
+def plain_number(digits: str) -> str:
+    """A number as the rules compare it: leading zeros dropped, but not the one before a decimal point ("007" →
+    "7", "0.118" stays "0.118")."""
+    return re.sub(r"^0+(?=\d)", "", digits)
+
+
 def numbers_in(text: str) -> Counter[tuple[str, str]]:
     """(value, unit) → occurrences in the prose: digits and number words, numbers inside paths/identifiers excluded."""
     body = prose(text)
@@ -174,7 +180,7 @@ def numbers_in(text: str) -> Counter[tuple[str, str]]:
     for m in NUMBER.finditer(body):
         if re.match(r"(?m)^\s*$", body[body.rfind("\n", 0, m.start()) + 1:m.start()]) and re.match(r"[.)]\s", body[m.end():]):
             continue  # a list item number ("1. the 95th ...") is layout, not a value
-        found[(re.sub(r"^0+(?=\d)", "", m.group(1)), _unit(m.group(2) or "", body[m.end():]))] += 1
+        found[(plain_number(m.group(1)), _unit(m.group(2) or "", body[m.end():]))] += 1
     for m in re.finditer(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", body, re.I):
         found[(NUMBER_WORDS[m.group(1).lower()], _unit("", body[m.end():]))] += 1
     return found
@@ -241,15 +247,17 @@ def formats_in(text: str, every_form: bool = True) -> list[str]:
     return _unique(found)
 
 
+TAB, SPACES = re.compile(r"(?<![\w-])tabs?(?![\w-])", re.I), re.compile(r"\bspaces\b", re.I)
+
+
 def changed_formats(original: str, candidate: str) -> list[str]:
     """Formats the candidate names that exclude one the Original names ("JSON" → "JSON Lines", "UTF-8" →
     "Latin-1"); naming one of a group the Original does not touch is no change."""
     before, after = set(formats_in(original)), set(formats_in(candidate))
     swapped = sorted(f for f in after - before for group in FORMAT_GROUPS if f in group and group & before)
     # indentation: "one tab" → "four spaces" (a rewrite that still says tab, "a tab, not spaces", keeps it)
-    tab = re.compile(r"(?<![\w-])tabs?(?![\w-])", re.I)
-    if tab.search(prose(original)) and not tab.search(prose(candidate)) and re.search(r"\bspaces\b", prose(candidate), re.I) \
-            and not re.search(r"\bspaces\b", prose(original), re.I):
+    said, says = prose(original), prose(candidate)
+    if TAB.search(said) and not TAB.search(says) and SPACES.search(says) and not SPACES.search(said):
         swapped.append("spaces")
     return swapped
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from matchmeter.gate.contract import NUMBER_WORDS, enumerates, numbers_in, prose
+from matchmeter.gate.contract import LIST_ITEM, NUMBER_WORDS, enumerates, numbers_in, plain_number, prose
 from matchmeter.gate.vocabulary import BACKTICK, stem
 
 ONE = r"(?:one|a single|single|an?|(?:the )?(?:last|past))"
@@ -49,7 +49,7 @@ def stated(text: str) -> Counter[tuple[str, str]]:
     for m in re.finditer(r"\b(" + "|".join(ORDINALS) + r")\b(?![\s-]+(?:of a |an? )?(?:second|minute)s?\b)", body):
         found[(ORDINALS[m.group(1)], "ordinal")] += 1  # "the fourth migration" = "migration 4"; never a unit's value
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(" + "|".join(COMPACT) + r")\b", body):
-        found[(re.sub(r"^0+(?=\d)", "", m.group(1)), COMPACT[m.group(2)])] += 1
+        found[(plain_number(m.group(1)), COMPACT[m.group(2)])] += 1
     for a, b in SAME_AMOUNT:
         for x, y in ((a, b), (b, a)):
             n = found[x] + found[(x[0], "=" + x[1])]
@@ -91,7 +91,7 @@ def list_sizes(text: str) -> set[int]:
     """The number of items of each bulleted or numbered list of the prose (items of one list may wrap lines)."""
     sizes, run = set(), 0
     for line in prose(text).splitlines():
-        if re.match(r"\s*(?:[-*•]|\d+[.)])\s+\S", line):
+        if LIST_ITEM.match(line):
             run += 1
         elif line.strip() and not line.startswith((" ", "\t")):  # a paragraph line ends the list
             sizes.add(run)
@@ -133,7 +133,7 @@ def new_values(original: str, candidate: str) -> list[str]:
         ids += [h for h in re.findall(r"\b[0-9a-f]{7,64}\b", span)  # a commit hash or digest
                 if re.search(r"\d.*\d", h) and re.search(r"[a-f].*[a-f]", h) and h not in original]
         for value in re.findall(r"(?<![\w./:-])\d+(?:\.\d+)?(?![\w/-]|\.\d)", span) + ids:
-            value = re.sub(r"^0+(?=\d)", "", value)
+            value = plain_number(value)
             if value not in known and value not in layout and not re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", flat):
                 out.append(value)
     return list(dict.fromkeys(out))

@@ -42,6 +42,7 @@ from matchmeter.gate.contract import (
     strength,
 )
 from matchmeter.gate.vocabulary import (
+    BACKTICK,
     CHANGE,
     FAMILY,
     HEDGES,
@@ -152,8 +153,15 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
 
 # a part that starts with one of these gives an order of its own; any other non-directive part may be the first
 # subject of the next ("Links that already resolve, and the files in `x/`, must be left unchanged")
-IMPERATIVE_VERBS = frozenset(
-    ["write", "create", "add", "make", "fix", "set", "put", "run", "use", "remove", "delete", "replace", "move", "copy", "find", "list", "print", "compute", "merge", "apply", "commit", "restore", "install", "start", "stop", "build", "generate", "update", "rename", "fill", "save", "read", "check", "convert", "extract", "sort", "count", "report", "produce", "give", "send", "unpack", "squash", "revert", "undo", "append", "insert", "store", "record", "output", "rotate", "compress", "decode", "encode", "parse", "load", "import", "export", "clean", "repair", "split", "join", "filter", "format", "render", "serve", "return", "keep", "leave"])
+IMPERATIVE_VERBS = frozenset({
+    "write", "create", "add", "make", "fix", "set", "put", "run", "use", "remove", "delete", "replace", "move",
+    "copy", "find", "list", "print", "compute", "merge", "apply", "commit", "restore", "install", "start", "stop",
+    "build", "generate", "update", "rename", "fill", "save", "read", "check", "convert", "extract", "sort", "count",
+    "report", "produce", "give", "send", "unpack", "squash", "revert", "undo", "append", "insert", "store", "record",
+    "output", "rotate", "compress", "decode", "encode", "parse", "load", "import", "export", "clean", "repair",
+    "split", "join", "filter", "format", "render", "serve", "return", "keep", "leave",
+})
+FIRST_WORD = re.compile(r"\W*(\w*)")
 
 
 def merged_subjects(clause_parts: list[str]) -> list[str]:
@@ -163,7 +171,7 @@ def merged_subjects(clause_parts: list[str]) -> list[str]:
     for part in clause_parts:
         head = out[-1] if out else None
         if (head is not None and not candidate_directive(head) and candidate_directive(f"{head}, {part}")
-                and re.match(r"\W*(\w+)", head.lower()).group(1) not in IMPERATIVE_VERBS  # type: ignore[union-attr]
+                and FIRST_WORD.match(head.lower()).group(1) not in IMPERATIVE_VERBS  # type: ignore[union-attr]
                 and not KEEP_HEAD.match(head)):
             out[-1] = f"{head}, {part}"
         else:
@@ -174,7 +182,7 @@ def merged_subjects(clause_parts: list[str]) -> list[str]:
 def named(part: str) -> set[str]:
     """What the part's backticked names say: `templates/page.html` names a page and a file, `logs/` a directory."""
     words: set[str] = set()
-    for span in re.findall(r"`([^`\n]+)`", part):
+    for span in BACKTICK.findall(part):
         if "/" in span or re.search(r"\.\w{1,5}$", span):
             words |= {stem(w) for w in re.findall(r"[a-z]{3,}", span.lower())}
             words.add("file" if re.search(r"\.\w{1,5}$", span) else "directory")

@@ -20,6 +20,7 @@ statement, "keep ...", "... stay", "without losing ...") at least half of its wo
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -68,7 +69,7 @@ FILLER = frozenset({"as", "this", "these", "those", "the", "a", "an", "one", "wr
 
 @dataclass(frozen=True)
 class Qualifier:
-    family: str  # "exact", "single" or "order"
+    family: str  # "exact", "single", "order" or "unique"
     text: str  # the Original's words, for the reason
     anchor: frozenset[str]  # stems of the words it binds
 
@@ -106,20 +107,22 @@ def _segment(clause: str, start: int, end: int) -> tuple[str, str]:
 KEEP_SAID = re.compile(r"\bexactly as (?:it|they) (?:is|are|was|were|stands?)\b", re.I)  # a prohibition's, not ours
 
 
-def qualifiers(original: str) -> list[Qualifier]:
-    """The exactness and order qualifiers of the Original's prose, each with its anchor: up to two content words
-    after it and one before it, within its stretch of the clause ("whose name is exactly the text below" binds
-    name and text; "exactly what is in `out.txt`" binds what it follows and `out.txt`)."""
-    out = []
+@functools.lru_cache(maxsize=256)  # once per Original, however many candidates the gate reads against it
+def qualifiers(original: str) -> tuple[Qualifier, ...]:
+    """The exactness, order and uniqueness qualifiers of the Original's prose, each with its anchor: up to two
+    content words after it and one before it, within its stretch of the clause ("whose name is exactly the text
+    below" binds name and text; "exactly what is in `out.txt`" binds what it follows and `out.txt`)."""
+    out: list[Qualifier] = []
     for clause in clauses(original):
         forbidding = [(at, at + len(p)) for p in parts(clause) if is_directive(p) and (at := clause.find(p)) >= 0]
         asides = [(a.start(), a.end()) for a in re.finditer(r"\([^)]*\)", clause)]
-        outside = [m for m in EXACT.finditer(clause) if not any(a <= m.start() < b for a, b in asides)]
-        for m in EXACT.finditer(clause):
+        matches = list(EXACT.finditer(clause))
+        in_aside = [any(a <= m.start() < b for a, b in asides) for m in matches]
+        for m, aside in zip(matches, in_aside, strict=True):
             # "exactly as it is", "keep `x` unchanged": the prohibition's own words, which obligations.py checks;
             # "exactly as written (it must appear verbatim)": an aside restating the clause's qualifier adds none
             if KEEP_SAID.match(clause, m.start()) or any(a <= m.start() < b for a, b in forbidding) or \
-                    (outside and m not in outside and any(a <= m.start() < b for a, b in asides)):
+                    (aside and not all(in_aside)):
                 continue
             left, right = _segment(clause, m.start(), m.end())
             anchor = [a for a in _content([t[2] for t in _tokens(right)]) if a not in VERBS][:2] + \
@@ -130,7 +133,7 @@ def qualifiers(original: str) -> list[Qualifier]:
         toks = _tokens(clause)
         for family, pattern in (("order", ORDER), ("unique", UNIQUE)):
             out += _windowed(family, pattern, clause, toks)
-    return out
+    return tuple(out)
 
 
 def _windowed(family: str, pattern: re.Pattern[str], clause: str, toks: list[tuple[int, int, str]]) -> list[Qualifier]:
@@ -147,12 +150,12 @@ def _windowed(family: str, pattern: re.Pattern[str], clause: str, toks: list[tup
     return out
 
 
-def _kept(q: Qualifier, candidate: str) -> bool:
+def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]]) -> bool:
+    """A mark of the qualifier's family near one of its anchor words in some (clause, tokens) of the candidate."""
     wide = {"order": ORDER_WIDE, "unique": UNIQUE_WIDE}.get(q.family, EXACT_WIDE)
     windowed = q.family in ("order", "unique")
     reach = WINDOW if windowed else NEAR
-    for clause in clauses(candidate):
-        toks = _tokens(clause)
+    for clause, toks in tokenized:
         marks = list(wide.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
         marks = [m for m in marks if not _in_name(clause, m)]
         for m in marks:
@@ -183,7 +186,8 @@ def _in_name(text: str, m: re.Match[str]) -> bool:
 
 def dropped_qualifiers(original: str, candidate: str) -> list[Qualifier]:
     """The Original's qualifiers the candidate states nowhere next to what they bind."""
-    return [q for q in qualifiers(original) if not _kept(q, candidate)]
+    tokenized = [(clause, _tokens(clause)) for clause in clauses(candidate)]  # once, for every qualifier
+    return [q for q in qualifiers(original) if not _kept(q, tokenized)]
 
 
 def keeping_requirements(original: str) -> list[tuple[str, set[str]]]:
