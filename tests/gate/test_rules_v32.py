@@ -239,3 +239,9 @@ def test_a_requirement_whose_words_are_gone_is_pointed_out_to_the_judge_not_reje
     assert reasons(original, candidate) == []
     assert [w for w in judge_warnings(original, candidate) if w.startswith("requirement_words_missing:Text must")]
     assert not [w for w in judge_warnings(original, original + " ") if w.startswith("requirement_words_missing")]
+
+
+def test_a_part_with_no_word_is_joined_not_a_crash():
+    from matchmeter.gate.obligations import merged_subjects
+
+    assert merged_subjects(["...", "nothing may be changed"]) == ["..., nothing may be changed"]
