@@ -41,7 +41,8 @@ def _trial(tmp_path: Path, backend: str, agent: str, task_dir: Path, commands: l
 def test_oracle_scores_one_and_nop_scores_zero(tmp_path, backend):
     task = write_task(tmp_path / "tasks")
     oracle = _trial(tmp_path, backend, "oracle", task).result
-    assert (oracle.failure_mode, oracle.reward, oracle.raw_verifier_reward) == ("none", 1.0, 1.0)
+    # the stored error (with the verifier's exit and last line, verdict.with_exit) says why if this ever fails
+    assert (oracle.failure_mode, oracle.reward, oracle.raw_verifier_reward) == ("none", 1.0, 1.0), oracle.error
     assert oracle.subgoal_scores == {"file_written": 1.0, "content_right": 1.0}
     assert [p.phase for p in oracle.phases] == ["setup", "agent", "verify"]
     assert oracle.trust_flags == {"tests_absent_during_agent": True}
