@@ -197,17 +197,23 @@ def _unit(attached: str, after: str) -> str:
     return ""
 
 
-def enumerates(text: str, value: str) -> bool:
+def enumerates(text: str, value: str, back: bool = False) -> bool:
     """Every mention of the number introduces a list that follows it ("three changes, please: ...", "two
-    things:"): the count describes the list, which the rules check item by item, so it is not a value."""
+    things:"): the count describes the list, which the rules check item by item, so it is not a value. With
+    `back` (a candidate's new values) a mention may also count what was named before it ("these two files");
+    an Original's "these two lines" may count the block after it, whose size is then the Original's to keep."""
     words = [w for w, v in NUMBER_WORDS.items() if v == value] + ([value] if value.isdigit() else [])
     body = prose(text)
     hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}\b", body, re.I)
             if not re.match(r"[.)]\s", body[m.end():m.end() + 2]) or body[:m.start()].strip(" \t")[-1:] not in ("\n", "")]
+    if back:  # "these two files": a count of what was already named, no value of its own
+        hits = [m for m in hits if not re.search(r"\b(?:these|those)\s+$", body[max(0, m.start() - 8):m.start()], re.I)]
     if any(_unit("", body[m.end():]) in MEASURES for m in hits):
         return False  # "the last 24 hours: `name` becomes ..." measures, it does not count a list
     follow = re.compile(r"(?:\s+(?:[^\s:;.]|\.(?=\w))+){1,5}:(?:\s|$)")
-    return bool(hits) and all(follow.match(body, m.end()) or _counts_list(body, m.end(), value) for m in hits)
+    return bool(hits) and all(follow.match(body, m.end()) or _counts_list(body, m.end(), value) for m in hits) or (
+        back and bool(words) and not hits
+        and bool(re.search(rf"\b(?:these|those)\s+(?:{'|'.join(map(re.escape, words))})\b", body, re.I)))
 
 
 LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+\S")
@@ -292,10 +298,22 @@ def clause_objects(clause: str) -> list[str]:
     return _unique([*paths_in(clause), *(x for x in literals_in(clause) if " " not in x or len(x) < 40)])
 
 
-def scope_words(clause: str) -> list[str]:
-    """Key words after the scope marker: 'only that file' → ['file'], 'except the shell scripts' → [...]."""
+def scope_span(clause: str) -> str:
+    """What the scope marker binds: the words after it ('only that file', 'except the shell scripts'), or for a
+    trailing 'only' the words before it in its stretch of the clause ('(Python 3, standard library only)')."""
     m = SCOPE.search(clause)
-    return key_words(clause[m.end():])[:3] if m else []
+    if m is None:
+        return ""
+    if m.group(0).lower() == "only" and re.match(r"\s*(?:[).,;:!?]|$)", clause[m.end():]):
+        return re.split(r"[(,;:]", clause[:m.start()])[-1]
+    return clause[m.start():]
+
+
+def scope_words(clause: str) -> list[str]:
+    """Key words of what the scope marker binds (scope_span): 'only that file' → ['file'], 'standard library
+    only' → ['standard', 'library']."""
+    span = scope_span(clause)
+    return key_words(SCOPE.sub(" ", span, count=1))[:3] if span else []
 
 
 # ------------------------------------------------------------------ the contract
@@ -324,8 +342,8 @@ def extract_contract(original: str) -> TaskContract:
         for ob in obligations(clause, split[n - 1] if n else ""):
             add("prohibition", ob.text, strength={2: "change", 1: "delete"}.get(ob.strength, ""), objects=ob.objects,
                 words=sorted(ob.words), phrases=[sorted(p) for p in ob.phrases])
-        if (scope := SCOPE.search(clause)) and scope_words(clause):
-            add("scope", clause, objects=clause_objects(clause[scope.start():]), words=scope_words(clause))
+        if SCOPE.search(clause) and scope_words(clause):
+            add("scope", clause, objects=clause_objects(scope_span(clause)), words=scope_words(clause))
         elif not forbids(clause) and len(key_words(clause)) >= 2:
             add("requirement", clause)  # every other sentence states what the task is: the judge's checklist
     return TaskContract(items=items)
@@ -377,6 +395,8 @@ def protected_span(part: str) -> str:
     if MODAL_NOT.search(part) or IMPERATIVE_NOT.search(part):
         return part
     m = KEEPING.search(part)
+    if m and m.group(0).lower().endswith("out of"):  # "kept out of `x`" protects `x` from what is kept out
+        return part
     return part[:m.end()] if m else part
 
 

@@ -121,7 +121,7 @@ def new_values(original: str, candidate: str) -> list[str]:
     for value, _ in sorted((v, u) for v, u in stated(candidate) if not u.startswith("=") and u != "ordinal"):
         if value in known or not re.fullmatch(r"\d+(?:\.\d+)?", value) or value in layout:
             continue
-        if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value) and not counts_lists):
+        if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value, back=True) and not counts_lists):
             continue
         out.append(value)
     # a value inside a code span the Original does not have: `{"median": 21.35}` states 21.35 as much as prose does

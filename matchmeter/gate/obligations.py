@@ -14,7 +14,9 @@ protects its referent (contract.referents), and each conjunct of what it protect
 
 A candidate is read more widely than an Original, for the syntaxes a paraphrase uses for the same
 prohibition (PRESERVED, WITHOUT: "off limits", "read-only", "as is", "no changes to", "without modifying",
-"neither X nor Y may ..."), so a wider reading never adds obligations. It keeps an obligation when its
+"neither X nor Y may ...", "neither of these may ...", "make sure not to change ...", "kept out of `x`", "has no place
+in `x`"), so a wider reading never adds obligations. A file the Original names bare and the candidate with its
+directory (or the other way round) is the same object (names_object). It keeps an obligation when its
 directive parts (a pronoun part with its clause's and the previous clause's objects and words) protect the
 same objects at least as strongly, and each conjunct by at least half of its words; an object-less
 obligation by at least OBLIGATION_WORDS of its own words, compared stemmed and folded (vocabulary.py), with
@@ -88,7 +90,15 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
                        r"\bnot (?:yours|for you) to\b|\b(?:chang|modif|alter|touch|edit)\w*\s+(?:nothing|none)\b|"
                        r"no (?:changes?|edits?|modifications?|alterations?)\b|refrain from|under no circumstances|"
-                       r"(?:is|are) not (?:to be )?(?:changed|modified|touched|edited|altered|deleted|removed))", re.I)
+                       r"(?:is|are) not (?:to be )?(?:changed|modified|touched|edited|altered|deleted|removed)|"
+                       # "make sure not to delete or modify ...", "be careful not to touch ...", "take care not to ..."
+                       rf"\bnot to (?:[\w-]+ (?:or|and|nor) )?{CHANGE}|"
+                       # "must be kept out of `x`" for "must not go into `x`"
+                       r"\b(?:kept|keep|keeps|stays?|remains?|left|leave|be) out of\b|\bexcluded from\b|"
+                       r"\b(?:has|have) no place in\b|\b(?:does ?n[o']t|do ?n[o']t|never) belongs? in\b|"
+                       r"\b(?:is|are) not (?:allowed|permitted|welcome|wanted) in\b|"
+                       # "Neither of these two files may be modified."
+                       rf"\bneither of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will|gets?)\b(?:[^.;]|\.(?=\w))*\b{CHANGE})", re.I)
 KEEP_HEAD = re.compile(rf"^\W*(?:please\s+)?{KEEP_VERB}\b", re.I)
 WITHOUT = re.compile(rf"\bwithout\s+(?:\w+ing\s+or\s+)?{CHANGE}", re.I)
 
@@ -189,11 +199,24 @@ def named(part: str) -> set[str]:
     return words
 
 
+def names_object(obj: str, objects: set[str]) -> bool:
+    """A candidate part's objects name the obligation's: the same path, or the same file named once bare and
+    once with its directory ("Don't modify `base.json`" after `catalog/base.json`; either side may be the short one)."""
+    obj = norm_path(obj)
+    if obj in objects:
+        return True
+    if not re.search(r"\w\.\w{1,5}$", obj):  # a file name only: a bare directory name may be any directory's
+        return False
+    if "/" not in obj:
+        return any(o.endswith("/" + obj) for o in objects)
+    return obj.rsplit("/", 1)[1] in objects
+
+
 def kept(ob: Obligation, found: list[Protecting]) -> str:
     """'kept', 'weakened' or 'dropped': is the obligation in one of the candidate's directive clauses?"""
     if ob.objects:  # each object protected by some directive part, as strongly ("nothing under `a/` may change,
         # and neither may `b`" protects both)
-        per_object = [[p for p in found if norm_path(o) in p.objects and p.strength >= ob.strength] for o in ob.objects]
+        per_object = [[p for p in found if names_object(o, p.objects) and p.strength >= ob.strength] for o in ob.objects]
         if not all(per_object):
             return "dropped"
         # "and the CSV files": a protected thing named by words only, somewhere in a directive part as strong
@@ -221,7 +244,8 @@ def new_hedges(original: str, candidate: str) -> list[str]:
     out = []
     for m in HEDGES.finditer(candidate):
         prefix = re.split(r"[.;:!?]\s", candidate[max(0, m.start() - 40):m.start()])[-1]  # "not run. As far as I know"
-        negated = re.search(r"\b(?:not|never|no|nothing|none)\b(?:\s+\S+){0,4}\s*$", prefix, re.I)
+        # "this part is not optional" insists; "if it's not too much trouble, try to" does not (a comma between)
+        negated = re.search(r"\b(?:not|never|no|nothing|none)\b(?:\s+[^\s,;]+){0,4}\s*$", prefix, re.I)
         if m.group(0).lower() not in before and not negated:  # "this part is not optional" insists
             start = max(candidate.rfind(".", 0, m.start()), candidate.rfind("\n", 0, m.start())) + 1
             end = min(x for x in (candidate.find(".", m.end()), candidate.find("\n", m.end()), len(candidate)) if x >= 0)

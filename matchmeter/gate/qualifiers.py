@@ -57,7 +57,19 @@ KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|prese
 KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:you (?:must |should |need to |will |have to )?)?"
                    r"(?:keep|preserve|retain|leave)\b", re.I)
 PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|preserving|retaining|intact|untouched|unchanged)\b|\b(?:don't|do not|never|"
-                      r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*", re.I)
+                      r"must not|mustn't|without) (?:los|drop|remov|delet|overwrit|discard|wip|clobber|lose|touch|chang)\w*|"
+                      # "none of the other changes may be lost", "nothing made since then is to be undone"
+                      r"\b(?:none|nothing|no \w+)\b[^.;]*?\b(?:may|must|should|can|is to|are to|will|gets?) be "
+                      r"(?:lost|dropped|discarded|undone|reverted|wiped|thrown away)\b|"
+                      r"\b(?:may|must|should|can|is to|are to|will) not be (?:lost|dropped|discarded|undone|reverted|wiped)\b", re.I)
+# a state to leave something in ("Leave the working tree clean", "leave `inbox/` empty"): kept by a clause that names the
+# state (or says it another way) and at least half the words of what is left in it
+LEAVE_STATE = re.compile(r"^\W*(?:(?:and|but|so|also|please|then)\s+)*leave\s+(?P<what>[^.;:,()]+?)\s+(?P<state>clean|empty|tidy)\b",
+                         re.I)
+STATE_WORDS = {"clean": re.compile(r"\b(?:clean|tidy|no (?:uncommitted|stray|leftover|untracked)|nothing (?:uncommitted|to commit|"
+                                   r"left over))\b", re.I),
+               "tidy": re.compile(r"\b(?:clean|tidy|no (?:stray|leftover)|nothing left over)\b", re.I),
+               "empty": re.compile(r"\b(?:empty|emptied|no (?:\w+ )?(?:files?|entries|items|lines)|nothing (?:left )?in)\b", re.I)}
 # verbs that say what to do with a thing, never which thing: "use exactly this message" binds the message
 VERB_WORDS = ("use", "make", "write", "put", "give", "set", "get", "run", "need", "want", "print", "add", "hold", "contain",
               "show", "receive", "pass", "end", "start", "appear")
@@ -87,6 +99,9 @@ def _stem(word: str) -> str:
 
 
 VERBS = frozenset(_stem(w) for w in VERB_WORDS)
+# what a payload is called ("exactly this text:", "the line below, verbatim"): a mark before the block binds it
+PAYLOAD = frozenset(_stem(w) for w in ("text", "string", "line", "block", "content", "message", "format", "payload",
+                                        "bytes", "value"))
 OWN_WORDS = frozenset(_stem(w) for w in ("order", "sort", "sorted", "first", "duplicate", "duplicates", "unique", "distinct",
                                          "once"))
 
@@ -176,6 +191,11 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
             near = set(before) | {t[2] for t in toks[first:last]} | set(after)
             if near & q.anchor:
                 return True
+            # "it gets exactly one argument, exactly:" and the block: an exactness word that is its clause's whole last
+            # stretch (the colon before a payload) qualifies the payload, whatever the Original called it
+            if (not clause[m.end():].strip(" .") and not left.strip() and q.anchor & PAYLOAD
+                    and re.fullmatch(r"exactly|verbatim|precisely|\w+[- ]for[- ]\w+|literally|to the letter", m.group(0), re.I)):
+                return True
     return False
 
 
@@ -207,5 +227,12 @@ def dropped_keeping(original: str, candidate: str) -> list[str]:
     """The Original's keeping requirements no protecting part of the candidate carries."""
     protecting = [content_words(part, asides=True) for clause in clauses(candidate) for part in parts(clause)
                   if candidate_directive(part) or KEEPS.match(part) or PROTECTS.search(part)]
-    return [text for text, words in keeping_requirements(original)
-            if not any(len(words & found) * 2 >= len(words) for found in protecting)]
+    dropped = [text for text, words in keeping_requirements(original)
+               if not any(len(words & found) * 2 >= len(words) for found in protecting)]
+    # "Leave the working tree clean": the state word and half the words of what is left in it, in one clause
+    said = [(content_words(clause, asides=True), clause) for clause in clauses(candidate)]
+    for m in (m for clause in clauses(original) if (m := LEAVE_STATE.match(clause))):
+        words, state = content_words(m.group("what")) - FAMILY, m.group("state").lower()
+        if not any(STATE_WORDS[state].search(text) and len(words & found) * 2 >= len(words) for found, text in said):
+            dropped.append(" ".join(m.group(0).split()))
+    return dropped

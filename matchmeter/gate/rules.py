@@ -72,10 +72,14 @@ LENGTH_BOUNDS = (0.8, 3.0)  # candidate chars / Original chars (choice; see modu
 SCOPE_MARKER = re.compile(r"\b(?:only|exclusively|solely|nothing but|except|exceptions?|other than|apart from|excluding|"
                           r"but not|once|alone|just|nothing else|no other|(?:a |one )?single|sole|lone|exactly one|nothing (?:beyond|outside)|"
                           r"no more than)\b", re.I)
+AFTER_SCOPE = re.compile(r"\b(?:nothing else|no other|nothing more|none of the others?|no more)\b", re.I)
 FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 NEWLINE = re.compile(r"\\n|\b(?:new-?lines?|line[- ](?:breaks?|feeds?|endings?)|linefeeds?|(?:newline|line)[- ]terminated|"
                      r"terminat\w* (?:by|with) (?:an? )?(?:newline|line break)|end(?:s|ing)? (?:of )?(?:each |every |the )?lines?)\b",
                      re.I)
+# "no newline after the last line", "without a trailing newline", "must not end with a line break"
+NO_NEWLINE = re.compile(r"\b(?:no|without(?: an?| any)?|not (?:end|finish)\w* (?:with|in) (?:an?|any))\s+(?:(?:trailing|final|"
+                        r"terminating|closing|ending|extra)\s+)?(?:new-?line|line[- ]?(?:break|feed|ending))s?\b", re.I)
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
 
@@ -210,7 +214,9 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     cand_paths, flat, flat_orig = set(paths_in(candidate)), _flat(candidate), _flat(original)
     for item in contract.of_kind("path"):
         bare = ("/" in item.norm or "." in item.norm) and re.search(rf"(?<![\w/.-]){re.escape(item.norm)}(?![\w-])", flat)
-        if item.norm not in cand_paths and not bare:
+        # "Don't modify `base.json`" after `catalog/base.json`: the bare name is short for the Original's full path
+        full = "/" not in item.norm and any(p.endswith("/" + item.norm) for p in cand_paths & _original_paths(original))
+        if item.norm not in cand_paths and not bare and not full:
             reasons.append(f"drops_literal:path:{item.text}")
     for item in contract.of_kind("literal"):
         have = literal_count(item.norm, flat)
@@ -226,6 +232,8 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     # line endings are layout the checker reads byte for byte: "each ending with a newline" dropped is a format dropped
     if NEWLINE.search(prose(original)) and not NEWLINE.search(prose(candidate)):
         reasons.append("drops_literal:format:newline")
+    elif NO_NEWLINE.search(prose(candidate)) and not NO_NEWLINE.search(prose(original)):  # the newline asked turned into none
+        reasons.append("changes_format:newline")
     return RuleResult(rule="keeps_contract", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
@@ -246,7 +254,9 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
         if status != "kept":
             reasons.append(f"{'weakens' if status == 'weakened' else 'drops'}_prohibition:{item.text[:60]}")
     # a scope marker ends a clause when the sentence is split at it ("the exception: the shell scripts ...")
+    # and "Extract the `.conf` files under `etc/`. Nothing else may land in `restored/`." states it after the fact
     scoped = [" ".join(cand[i:i + 2]) for i in range(len(cand)) if SCOPE_MARKER.search(cand[i])]
+    scoped += [" ".join(cand[max(0, i - 2):i + 1]) for i in range(1, len(cand)) if AFTER_SCOPE.search(cand[i])]
     for item in contract.of_kind("scope"):
         objs = {norm_path(o) for o in item.objects}
         words = {stem(w) for w in item.words}

@@ -45,17 +45,24 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"as closely? as (?:is )?(?:practical|possible|practicable|reasonable|you can|feasible)|"
                     r"i reckon|maybe|perhaps|possibly|whichever you (?:prefer|like|choose)|either (?:is|way is) fine|"
                     r"(?:whatever|whichever|any(?:thing|one)?|the (?:latest|first|last|closest|nearest) one) you can find|"
-                    r"(?:is|are|would be) (?:fine|good enough|ok|okay) (?:too|as well))\b",
+                    r"(?:is|are|would be) (?:fine|good enough|ok|okay) (?:too|as well)|"
+                    r"along (?:these|those|the same|similar) lines|something (?:close|similar) to|"
+                    r"or something (?:like|similar|close)|give or take|or so|as far as i (?:remember|recall)|"
+                    r"i (?:may|might|could) (?:have|be) (?:\w+ )?(?:wrong|off|mistaken)|"
+                    r"(?:a|one) (?:character|char|letter|digit|byte|word)s? or two|"
+                    r"(?:any|whatever|whichever) (?:reasonable|sensible|standard|common|usual) (?:[\w-]+ ){0,2}(?:will do|"
+                    r"is fine|works|should do|you like)|not too much trouble|"
+                    r"(?:it's|it is|that's|that is|it'll be|it will be) (?:fine|ok|okay|acceptable|alright|no problem) if)\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",
            "chang", "modif", "unmodif", "alter", "edit", "touch", "same")
-DELETE = ("delet", "remov", "drop", "eras")
+DELETE = ("delet", "remov", "drop", "eras", "strip", "trim")
 PHRASE_STOP = frozenset({"wher", "anywher", "anyth", "everyth", "someth", "exist", "current", "already"})
 # words a paraphrase uses for the same thing ("what's already there" = "the existing part"), one spelling each
 SAME_WORD = {"already": "existing", "current": "existing", "currently": "existing", "present": "existing",
              "input": "file", "inputs": "file", "document": "file", "documents": "file", "option": "setting",
-             "options": "setting", "char": "character", "chars": "character"}
+             "options": "setting", "char": "character", "chars": "character", "surrounding": "around"}
 IRREGULAR = {"rewritten": "rewrite", "rewrote": "rewrite", "written": "write", "wrote": "write"}
 OBLIGATION_STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this", "these", "those", "them", "they", "you",
                   "your", "are", "was", "were", "for", "with", "from", "into", "when", "but", "not", "don't", "should",

@@ -1,0 +1,122 @@
+"""Gate rules v3.6: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
+introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words.
+
+Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
+"Gate v3.6 rule work"). Each unfaithful case must be rejected with the named reason, each faithful one passed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from matchmeter.gate.contract import extract_contract
+from matchmeter.gate.rules import ReferenceKnowledge, check_rules
+
+
+def reasons(original: str, candidate: str) -> list[str]:
+    return [r for res in check_rules(original, candidate, ReferenceKnowledge()) for r in res.reasons]
+
+
+# (original, faithful paraphrase)
+KEPT = [
+    # "not to <change>" after another verb is a prohibition ("make sure", "be careful", "take care")
+    ("Compress the logs in `var/`. Do not remove or alter anything in `keep/`.",
+     "Compress the logs in `var/`, and be careful not to remove or alter anything in `keep/`."),
+    ("Tidy `notes/`. Never edit `notes/index.md`.", "Tidy `notes/`; take care not to edit `notes/index.md`."),
+    # what must stay out of a file
+    ("Copy the good rows to `clean.csv`. Rows with a blank id must not go into `clean.csv`.",
+     "Copy the good rows to `clean.csv`. Rows with a blank id are to be kept out of `clean.csv`."),
+    ("Copy the good rows to `clean.csv`. Rows with a blank id must not go into `clean.csv`.",
+     "Copy the good rows to `clean.csv`; a row with a blank id has no place in `clean.csv`."),
+    ("Copy the good rows to `clean.csv`. Rows with a blank id must not go into `clean.csv`.",
+     "Copy the good rows to `clean.csv`. A row whose id is blank doesn't belong in `clean.csv`."),
+    # "neither of these" after the files are named, one of them by its bare name in the Original
+    ("Combine `src/a.yaml` and `src/b.yaml` into `out.yaml`. Don't modify `a.yaml` or `b.yaml`.",
+     "Inputs: `src/a.yaml` and `src/b.yaml`. Neither of these two files may be modified. Combine them into `out.yaml`."),
+    # a trailing "only" binds what stands before it
+    ("Write `tool.sh` (POSIX sh only) that prints the date of `stamp`.",
+     "Using nothing but POSIX sh, write `tool.sh`, which prints the date of `stamp`."),
+    # a scope stated after the fact
+    ("Unpack only the `.pem` files of `certs.tar` into `pem/`.",
+     "Unpack the `.pem` files of `certs.tar` into `pem/`. Nothing else from the archive goes into `pem/`."),
+    # "exactly:" before the payload keeps "exactly this text"
+    ("Make `bin/say` print exactly this text:\n\n```text\nhi {x}\n```\n",
+     "`bin/say` must print, exactly:\n\n```text\nhi {x}\n```\n"),
+    # a state to leave something in, said another way
+    ("Merge `fix` into `main`. Leave the working tree clean.",
+     "Merge `fix` into `main`; afterwards the working tree has to be clean."),
+    ("Move the reports out of `drop/` into `done/`. Leave `drop/` empty.",
+     "Move the reports out of `drop/` into `done/`, so that `drop/` ends up empty."),
+    # keeping what is there, said as "none of it may be lost"
+    ("Rebase `topic` onto `main` and keep every commit made on `topic` since then.",
+     "Rebase `topic` onto `main`; none of the commits made on `topic` since then may be lost."),
+    # whitespace "stripped" for "removed", "around" for "surrounding"
+    ("Write each name on its own line (only the surrounding whitespace removed).",
+     "Write each name on its own line, with only the whitespace around it stripped."),
+    # a count of the list that follows ("two exceptions:") and of what was named ("these two")
+    ("Copy `a.txt` and `b.txt` to `bak/`, except that `a.txt` is renamed `a.old` and `b.txt` gets a `.1` suffix.",
+     "Copy `a.txt` and `b.txt` to `bak/`, with two exceptions: `a.txt` is renamed `a.old`, and `b.txt` gets a `.1` "
+     "suffix. These two files are the only ones to copy."),
+    # a negation before a comma does not cancel the hedge test of what follows, and a faithful insistence passes
+    ("Write the report to `r.md`.", "Write the report to `r.md`; this part is not optional."),
+]
+
+# (original, unfaithful candidate, the reason's prefix)
+DROPPED = [
+    # hedges in other words
+    ("Store the template in `t.conf` exactly as written.", "Store a template along these lines in `t.conf`.",
+     "weakens_obligation"),
+    ("Store the template in `t.conf` exactly as written.",
+     "Store the template in `t.conf`; something close to it is enough.", "weakens_obligation"),
+    ("Set `KEY` in `.env` to the value below.",
+     "Set `KEY` in `.env` to the value below, though I might be off by a digit or two.", "weakens_obligation"),
+    ("Set `KEY` in `.env` to the value below.", "As far as I recall, `KEY` in `.env` should be the value below.",
+     "weakens_obligation"),
+    ("Report the median of `ms` in `lat.csv` with numpy's default method.",
+     "Report the median of `ms` in `lat.csv`; any standard method will do.", "weakens_obligation"),
+    ("Write `out.tsv` that a spreadsheet opens correctly.",
+     "If it's not too much trouble, try to write `out.tsv` that a spreadsheet opens.", "weakens_obligation"),
+    ("Empty `queue/` when you are done.", "Empty `queue/` when you are done; it's fine if a few files stay.",
+     "weakens_obligation"),
+    # a state to leave something in, dropped
+    ("Merge `fix` into `main`. Leave the working tree clean.", "Merge `fix` into `main`.", "drops_requirement"),
+    ("Move the reports out of `drop/` into `done/`. Leave `drop/` empty.", "Move the reports out of `drop/` into `done/`.",
+     "drops_requirement"),
+    # the newline asked turned into none
+    ("Write the line below to `v.txt`, with a single newline after it.",
+     "Write the line below to `v.txt`, with no newline after it.", "changes_format:newline"),
+    ("Write the line below to `v.txt`, ending with a newline.",
+     "Write the line below to `v.txt`, without a trailing newline.", "changes_format:newline"),
+    # "exactly:" keeps only a payload's exactness, not another qualifier's
+    ("Send exactly one ping to `host`, then print this text:\n\n```text\nok\n```\n",
+     "Send a ping to `host`. Then print, exactly:\n\n```text\nok\n```\n", "drops_qualifier"),
+    # a trailing "only" now binds what it qualifies, so dropping it is seen
+    ("Write `tool.sh` (POSIX sh only) that prints the date of `stamp`.",
+     "Write `tool.sh` that prints the date of `stamp`.", "drops_scope"),
+    # a bare name still must be a path of the Original: another directory's file of that name is not it
+    ("Don't modify `base.json`.", "Don't modify `other/base.json`.", "drops_literal"),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate"), KEPT, ids=[f"kept-{i}" for i in range(len(KEPT))])
+def test_a_paraphrase_that_keeps_every_requirement_passes(original: str, candidate: str):
+    assert reasons(original, candidate) == []
+
+
+@pytest.mark.parametrize(("original", "candidate", "reason"), DROPPED, ids=[c[2] + f"-{i}" for i, c in enumerate(DROPPED)])
+def test_a_dropped_or_weakened_requirement_is_named(original: str, candidate: str, reason: str):
+    found = reasons(original, candidate)
+    assert any(r.startswith(reason) for r in found), found
+
+
+def test_a_trailing_only_binds_the_words_before_it_and_a_leading_one_the_words_after():
+    trailing = extract_contract("Write `tool.sh` (POSIX sh only) that prints the date of `stamp`.").of_kind("scope")
+    leading = extract_contract("Extract only the `.conf` files from `b.tar`.").of_kind("scope")
+    assert [(i.words, set(i.objects)) for i in trailing] == [(["posix"], set())]
+    assert [(i.words, set(i.objects)) for i in leading] == [(["files"], {".conf", "b.tar"})]
+
+
+def test_an_originals_count_of_the_block_after_it_is_kept_and_not_excused_as_these():
+    original = "Add these two lines to `p.env`:\n\n    A=1\n    B=2\n"
+    assert any(r.startswith("changes_number:") for r in reasons(original, original.replace("two", "three")))
