@@ -1,8 +1,8 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
-gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6) are pinned and well-formed. This
-checks structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus README,
-"The blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The blind split v5" and "The
-blind split v6")."""
+gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7) are
+pinned and well-formed. This checks structure only: it never runs the gate, so nothing here can be tuned against the
+splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The
+blind split v5", "The blind split v6" and "The blind split v7")."""
 
 from __future__ import annotations
 
@@ -87,7 +87,13 @@ V6 = Split("blind-v6", "gate_blind6", "g",
             "f31dfa70e4000250cff77478227aa1a8bb5b20d48ff2e3f935ff608b75766e77"), 145, 60,
            {"terminal": 29, "skills": 25, "data-analysis": 38, "quoting": 53},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6], ids=lambda s: s.origin)
+# v7, like v3-v6, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V7 = Split("blind-v7", "gate_blind7", "h",
+           ("f73529fa3435727d9198e7c53bfb39923aed62b18ba58dd97029412cee32c696",
+            "7019e43786f8771763d8ae99556ed015a8eefa19597ed41f0f3715ef9ce3db64"), 145, 60,
+           {"terminal": 38, "skills": 20, "data-analysis": 31, "quoting": 56},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
