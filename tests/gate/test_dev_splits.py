@@ -22,6 +22,7 @@ FLOORS = {
     "gate_blind4.jsonl": (51, 55, 1, 60),
     "gate_blind5.jsonl": (52, 55, 0, 60),
     "gate_blind6.jsonl": (52, 55, 1, 60),  # measured blind at v3.5 (46/55, 7/60), worked from for v3.6
+    "gate_blind7.jsonl": (52, 55, 4, 60),  # measured blind at v3.6 and not worked from since
 }
 
 
