@@ -353,7 +353,7 @@ def extract_contract(original: str) -> TaskContract:
 
 def parts(clause: str) -> list[str]:
     """A clause's conjoined parts: "Don't change X, and leave Y alone" → two parts."""
-    pieces = re.split(r",\s+(?:and|but|so)\s+|;\s*|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)|,\s+(?=(?:don't|do not|never)\b)|"
+    pieces = re.split(r",\s+(?:and|but|so)\s+|;\s*|\s+\band\s+(?=(?:leave|keep|don't|do not|never)\b)|,\s+(?=(?:don't|do not|never|keep|leave)\b)|"
                       r"\s\((?=(?:don't|do not|never)\b)",
                       clause, flags=re.I)
     return [p for p in pieces if p.strip()]

@@ -33,6 +33,8 @@ UNIT_OF = {"week": "week", "weeks": "week", "day": "day", "days": "day", "hour":
            "line": "line", "lines": "line", "file": "file", "files": "file"}
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,]))\((\d{1,2})\)|(?:^|(?<=[\s:;,]))(\d{1,2})\)(?=\s)|"
                         r"\b(?:step|part|stage|phase|task)\s+(\d{1,2})\b|(?m:^[ \t]*(\d{1,2})\.(?=\s))", re.I)
+SENTENCE_ORDINAL = re.compile(r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(" + "|".join(ORDINALS) + r")\b(?=[,:]|\s+(?:step|part|thing|task)\b)",
+                              re.I)
 BOTH = re.compile(r"\b(?:both|either|neither)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?([a-z]+)", re.I)
 TWO = re.compile(r"\b(?:two|2)\s+(?:of\s+)?(?:the\s+)?([a-z]+)", re.I)
 
@@ -105,6 +107,8 @@ def new_values(original: str, candidate: str) -> list[str]:
     known, flat = known_values(original), " ".join(original.split())
     marks = {int(m.group(1) or m.group(2) or m.group(3) or m.group(4)) for m in ENUMERATOR.finditer(prose(candidate))}
     layout: set[str] = set()
+    # "Two things to do. First, … Second, …": ordinals that open sentences enumerate like "(1) …, (2) …"
+    marks |= {int(ORDINALS[m.group(1).lower()]) for m in SENTENCE_ORDINAL.finditer(prose(candidate))}
     while len(layout) + 1 in marks and {1, 2} <= marks:  # "(1) …, (2) …": a run from 1 is layout
         layout.add(str(len(layout) + 1))
     # a count of the list after it is layout only where the Original counted no list ("3 files: a, b, c" → "2

@@ -35,7 +35,7 @@ EXACT = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|c
 EXACT_WIDE = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]byte|character[- ]for[- ]character|"
                         r"word[- ]for[- ]word|letter[- ]for[- ]letter|single|sole|lone|only|just|identical(?:ly)?|"
                         r"the same|unchanged|untouched|unmodified|unaltered|as[- ]is|as (?:written|shown|given|quoted|"
-                        r"it (?:is|stands))|nothing (?:else|more|less)|no (?:more|less|other|fewer)|and no\b|no[- ]more[- ]no[- ]less|"
+                        r"it (?:is|stands))|nothing (?:else|more|less)|(?:nothing|none|no \w+) (?:other than|but|except)|no (?:more|less|other|fewer)|and no\b|no[- ]more[- ]no[- ]less|"
                         r"literally|to the letter|every (?:single )?(?:character|byte|char))\b", re.I)
 ONE = re.compile(r"\b(?:one|1)\b", re.I)  # "a single newline" = "one newline"; "exactly one" is more than "one"
 ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:[\w-]+ )?order|"

@@ -60,7 +60,7 @@ from matchmeter.gate.contract import (
     prose,
 )
 from matchmeter.gate.numbers import new_values, stated, unstated
-from matchmeter.gate.obligations import kept, new_hedges, protecting
+from matchmeter.gate.obligations import kept, named, new_hedges, protecting
 from matchmeter.gate.qualifiers import dropped_keeping, dropped_qualifiers
 from matchmeter.gate.vocabulary import BACKTICK, FAMILY, HEDGES, content_words, stem
 from matchmeter.schema import TaskSpec
@@ -202,7 +202,21 @@ def _variants(literal: str, candidate: str, original: str) -> list[str]:
     spans = {t for t in BACKTICK.findall(candidate) if t not in original}
     near = [t for t in spans if difflib.SequenceMatcher(None, t, literal).ratio() >= 0.8]  # `GET /healthz`
     tokens = spans | set(re.findall(r"[\w.@$/-]+", candidate))
-    return near + [t for t in tokens if _form(t) == want and t != literal and t not in original]
+    # "Notes already in the table" opens a sentence: a capital that only the sentence gives is no respelling
+    capital = {t for t in tokens - spans if t == literal[:1].upper() + literal[1:] and t != literal
+               and all(re.fullmatch(r"|.*(?:[.!?:]|```|\n|(?:^|\s)[-*•])\s*", candidate[:m.start()], re.S)
+                       for m in re.finditer(rf"(?<![\w-]){re.escape(t)}(?![\w-])", candidate))}
+    return near + [t for t in tokens - capital if _form(t) == want and t != literal and t not in original]
+
+
+def _embedded(literal: str, candidate: str, original: str) -> bool:
+    """A structured literal the Original gives as a whole code span (`{"a": <number>}`, `KEY=VALUE, one per line`)
+    that the candidate has only inside longer code spans: `{"api": {"a": <number>}}` is another format, not it."""
+    if not re.search(r"[\s{}\[\]:=,]", literal) or len(literal) < 6 or f"`{literal}`" not in _flat(original):
+        return False
+    spans = [" ".join(s.split()) for s in BACKTICK.findall(candidate)]
+    return literal not in spans and not literal_count(literal, _flat(BACKTICK.sub(" ", candidate))) and \
+        any(literal in s for s in spans)
 
 
 def keeps_contract(original: str, candidate: str) -> RuleResult:
@@ -220,7 +234,8 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
             reasons.append(f"drops_literal:path:{item.text}")
     for item in contract.of_kind("literal"):
         have = literal_count(item.norm, flat)
-        if have == 0 or (have < literal_count(item.norm, flat_orig) and _variants(item.norm, flat, flat_orig)):
+        if have == 0 or (have < literal_count(item.norm, flat_orig) and _variants(item.norm, flat, flat_orig)) or \
+                _embedded(item.norm, candidate, original):
             kind = "quoted" if f'"{item.text}"' in original or f"`{item.text}`" in original else "literal"
             reasons.append(f"drops_literal:{kind}:{item.text[:60]}")
     items = {(i.norm, i.unit): i for i in contract.of_kind("number") if not enumerates(original, i.norm)}
@@ -260,8 +275,9 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
     for item in contract.of_kind("scope"):
         objs = {norm_path(o) for o in item.objects}
         words = {stem(w) for w in item.words}
+        # "only that file" is kept by "Only `todo.md` goes in": a backticked name says file or directory (named)
         ok = any(objs <= {norm_path(o) for o in clause_objects(c)} | {norm_path(w.strip("`'\".,;:()")) for w in c.split()}
-                 and len(words & {stem(w) for w in key_words(c)}) * 2 >= len(words) for c in scoped)
+                 and len(words & ({stem(w) for w in key_words(c)} | named(c))) * 2 >= len(words) for c in scoped)
         if not ok:
             reasons.append(f"drops_scope:{item.text[:60]}")
     reasons += [f"weakens_obligation:{h}" for h in new_hedges(original, candidate)]

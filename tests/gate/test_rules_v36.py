@@ -1,9 +1,11 @@
-"""Gate rules v3.6: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 and v3.7: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
-introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words.
+introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
+(v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
+a sentence; "only that file" kept by the file's name; a structured literal wrapped in another (v3.7).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
-"Gate v3.6 rule work"). Each unfaithful case must be rejected with the named reason, each faithful one passed.
+"Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
 """
 
 from __future__ import annotations
@@ -60,6 +62,23 @@ KEPT = [
      "suffix. These two files are the only ones to copy."),
     # a negation before a comma does not cancel the hedge test of what follows, and a faithful insistence passes
     ("Write the report to `r.md`.", "Write the report to `r.md`; this part is not optional."),
+    # v3.7: a prohibition and a keeping part joined by a bare comma are two parts
+    ("Undo the typo commit in `repo/` with a new commit (don't rewrite history, others have fetched it).",
+     "In `repo/`, undo the typo commit with a new commit. Don't rewrite history (others have fetched it), keep the "
+     "other commits, and push nothing."),
+    # v3.7: "Two steps. First, … Second, …" counts its own steps
+    ("Tag `v2` in `repo/` and write the tag's hash to `tag.txt`.",
+     "Two steps in `repo/`.\nFirst, tag `v2`.\nSecond, write the tag's hash to `tag.txt`."),
+    # v3.7: "nothing other than this text" is exact
+    ("Make `bin/bye` print exactly this text:\n\n```text\nbye {x}\n```\n",
+     "What `bin/bye` prints must be nothing other than this text:\n\n```text\nbye {x}\n```\n"),
+    # v3.7: a literal's capital at a sentence start (here after a code block) is no respelling
+    ("Add a row to the `orders` table of `db.sqlite`:\n\n```text\nx {t}\n```\n\nThe existing orders stay as they are.",
+     "Insert a row into the `orders` table of `db.sqlite`:\n\n```text\nx {t}\n```\n\nOrders already in the table "
+     "remain unchanged."),
+    # v3.7: "only that file" is kept by the file's own name
+    ("In `repo/`, commit the changes to `a.md`, and only that file.", "Only `a.md` goes into the commit. In `repo/`, "
+     "commit its changes."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -96,6 +115,14 @@ DROPPED = [
      "Write `tool.sh` that prints the date of `stamp`.", "drops_scope"),
     # a bare name still must be a path of the Original: another directory's file of that name is not it
     ("Don't modify `base.json`.", "Don't modify `other/base.json`.", "drops_literal"),
+    # v3.7: a structured literal wrapped in another is another format
+    ('Write the totals to `t.json` as `{"sum": <number>, "n": <number>}`.',
+     'Write the totals to `t.json` as `{"totals": {"sum": <number>, "n": <number>}}`.', "drops_literal"),
+    # v3.7: a capital in the middle of a sentence is still a respelling
+    ("Check out `main` and tag it; never push to main.", "Check out `main` and tag it; never push to Main.",
+     "drops_literal"),
+    # v3.7: ordinals excuse only the count they enumerate
+    ("Tag `v2` in `repo/`.", "Tag `v2` in `repo/`, in three places.", "changes_number"),
 ]
 
 
