@@ -359,9 +359,17 @@ def parts(clause: str) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
+# "if the backend can't be reached, ... answers 502": a negated modal inside a condition describes a case
+CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once|because|since|where)\b[^,;:]*$", re.I)
+
+
+def _modal_not(part: str) -> bool:
+    return any(not CONDITION.search(part[:m.start()]) for m in MODAL_NOT.finditer(part))
+
+
 def is_directive(part: str) -> bool:
     """A part that forbids something of the agent (see the module docstring), not one that describes."""
-    return bool(KEEPING.search(part) or REST_KEPT.search(part) or MODAL_NOT.search(part) or IMPERATIVE_NOT.search(part))
+    return bool(KEEPING.search(part) or REST_KEPT.search(part) or _modal_not(part) or IMPERATIVE_NOT.search(part))
 
 
 def forbids(clause: str) -> bool:

@@ -67,6 +67,9 @@ class Protecting:
     strength: int
     hedged: bool
     rest: bool = False  # the part itself is about "everything else"
+    # ... or about every one of its things with the exception still stated beside it ("every character as shown —
+    # except `{ticket}`"): the rest included. Without the exception "every value stays a string" is another rule.
+    every: bool = False
     named: set[str] = field(default_factory=set)  # what its backticked names say (`page.html`: page, file)
 
 
@@ -84,7 +87,7 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|"
                        rf"\bno (?:[\w-]+ )?{CHANGE}|^\W*(?:and |but |so )?you (?:don't|do not|must not|mustn't|never|shouldn't|"
                        r"should not)\b(?! (?:have|need) to)|"
-                       r"\b(?:exactly )?as (?:shown|written|given)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffers?\b|\b(?:may|must|should|can|will|is to|are to) "
+                       r"\b(?:(?:exactly|precisely) )?as (?:shown|written|given|displayed|it appears)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffers?\b|\b(?:may|must|should|can|will|is to|are to) "
                        r"(?:not )?(?:differ|deviate|vary)\b|"
                        rf"\bnone of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will)\b(?:[^.;]|\.(?=\w))*\b{CHANGE}|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
                        r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
@@ -99,6 +102,8 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\b(?:is|are) not (?:allowed|permitted|welcome|wanted) in\b|"
                        # "Neither of these two files may be modified."
                        rf"\bneither of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will|gets?)\b(?:[^.;]|\.(?=\w))*\b{CHANGE})", re.I)
+EXCEPT = re.compile(r"\b(?:except|apart from|other than|besides|but not|save for|aside from)\b", re.I)
+EVERY = re.compile(r"\b(?:every|all|each)\b(?! (?:other|remaining|the other|the rest)\b)", re.I)
 KEEP_HEAD = re.compile(rf"^\W*(?:please\s+)?{KEEP_VERB}\b", re.I)
 WITHOUT = re.compile(rf"\bwithout\s+(?:\w+ing\s+or\s+)?{CHANGE}", re.I)
 
@@ -156,7 +161,8 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
                 text = " ".join([text, *items])
             out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True),
                                   named=named(part), strength=power,
-                                  rest="<rest>" in content_words(part),
+                                  rest="<rest>" in content_words(part), every=bool(EVERY.search(part)) and bool(
+                                      EXCEPT.search(" ".join(cand_clauses[i:i + 2]))),
                                   hedged=bool(HEDGES.search(clause))))
     return out
 
@@ -231,7 +237,7 @@ def kept(ob: Obligation, found: list[Protecting]) -> str:
     core = ob.words - FAMILY - {"<rest>"}
     matching = [p for p in found if len(core & (p.words | p.named)) >= OBLIGATION_WORDS * len(core)
                 and (core or rest or ob.words & p.words)
-                and p.strength >= ob.strength and rest == p.rest]
+                and p.strength >= ob.strength and (rest == p.rest or (rest and p.every))]
     if not matching:
         return "dropped"
     return "kept" if any(not p.hedged or ob.hedged for p in matching) else "weakened"

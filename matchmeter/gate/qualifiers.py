@@ -170,7 +170,7 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
     wide = {"order": ORDER_WIDE, "unique": UNIQUE_WIDE}.get(q.family, EXACT_WIDE)
     windowed = q.family in ("order", "unique")
     reach = WINDOW if windowed else NEAR
-    for clause, toks in tokenized:
+    for k, (clause, toks) in enumerate(tokenized):
         marks = list(wide.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
         marks = [m for m in marks if not _in_name(clause, m)]
         for m in marks:
@@ -189,6 +189,15 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
                 before = _content([t[2] for t in toks[:first]])[-reach:]
             after = _content([t[2] for t in toks[last:] if t[1] <= hi])[:reach]
             near = set(before) | {t[2] for t in toks[first:last]} | set(after)
+            # "Message to commit with (…; every character exactly as shown)": an aside qualifies what it is attached to
+            opened = re.search(r"\([^()]*$", clause[:m.start()])
+            if opened:
+                near |= set(_content([t[2] for t in toks if t[1] <= opened.start()])[-reach:])
+            elif re.match(r"[^()]*\)", clause[m.end():]):  # the aside opened in an earlier clause (split at its ';')
+                for prev, ptoks in reversed(tokenized[max(0, k - 3):k]):
+                    if (at := prev.rfind("(")) >= 0:
+                        near |= set(_content([t[2] for t in ptoks if t[1] <= at])[-reach:])
+                        break
             if near & q.anchor:
                 return True
             # "it gets exactly one argument, exactly:" and the block: an exactness word that is its clause's whole last

@@ -79,7 +79,9 @@ NEWLINE = re.compile(r"\\n|\b(?:new-?lines?|line[- ](?:breaks?|feeds?|endings?)|
                      re.I)
 # "no newline after the last line", "without a trailing newline", "must not end with a line break"
 NO_NEWLINE = re.compile(r"\b(?:no|without(?: an?| any)?|not (?:end|finish)\w* (?:with|in) (?:an?|any))\s+(?:(?:trailing|final|"
-                        r"terminating|closing|ending|extra)\s+)?(?:new-?line|line[- ]?(?:break|feed|ending))s?\b", re.I)
+                        r"terminating|closing|ending|extra)\s+)?(?:new-?line|line[- ]?(?:break|feed|ending))s?\b|"
+                        # "one newline between lines and none after the last one"
+                        r"\b(?:new-?line|line[- ]?break)s?\b[^.;]{0,60}\bnone (?:after|at the end|following)\b", re.I)
 IDENT = re.compile(r"\b[A-Za-z_]\w*(?:[._]\w+)+\b|\b[a-z]+[A-Z]\w*\b")
 
 

@@ -14,7 +14,7 @@ OBLIGATION_WORDS = 0.5  # share of an object-less obligation's content words a c
 KEEP_VERB = r"(?:leave|leaves|left|keep|keeps|kept|stay|stays|remain|remains|preserve|preserved|retain|retained|retains)"
 KEEP_END = (r"(?:alone|unchanged|untouched|unmodified|outside|in (?:its|their) (?:current|present|existing|original) "
             r"(?:place|location|spot|position|folder|directory)|as (?:it|they) (?:is|are|was|were|stands?)|where (?:it|they) (?:is|are)|"
-            r"exactly as|in place|intact|the same|out of|byte for byte|as written|off limits)")
+            r"(?:exactly|precisely) as|in place|intact|the same|out of|byte for byte|as written|off limits)")
 KEEPING = re.compile(rf"\b{KEEP_VERB}\b(?:[^.;:\n]|\.(?=[\w/]))*?\b{KEEP_END}", re.I)
 CHANGE = r"(?:chang|modif|alter|touch|edit|delet|remov|rewrit|drop|renam|mov)\w*"
 REST_KEPT = re.compile(rf"\b(?:nothing else|no other|everything else|the rest|nothing)\b(?:[^.;\n]|\.(?=\w))*?\b(?:{CHANGE}|stays?|remains?)",
@@ -50,9 +50,11 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"or something (?:like|similar|close)|give or take|or so|as far as i (?:remember|recall)|"
                     r"i (?:may|might|could) (?:have|be) (?:\w+ )?(?:wrong|off|mistaken)|"
                     r"(?:a|one) (?:character|char|letter|digit|byte|word)s? or two|"
-                    r"(?:any|whatever|whichever) (?:reasonable|sensible|standard|common|usual) (?:[\w-]+ ){0,2}(?:will do|"
+                    r"(?:any|whatever|whichever) (?:reasonable|sensible|standard|common|usual) (?:[\w-]+ ){0,3}(?:will do|"
                     r"is fine|works|should do|you like)|not too much trouble|"
-                    r"(?:it's|it is|that's|that is|it'll be|it will be) (?:fine|ok|okay|acceptable|alright|no problem) if)\b",
+                    r"(?:it's|it is|that's|that is|it'll be|it will be) (?:fine|ok|okay|acceptable|alright|no problem) if|"
+                    r"(?:when|where) (?:it'?s|it is) (?:easy|simple|convenient|clear)|either (?:\w+ )?(?:will do|is fine|works)|"
+                    r"(?:are|is|would be|will be) (?:also |equally |perfectly )?(?:fine|acceptable|ok|okay)(?=\s*[.;)]))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",
@@ -62,7 +64,8 @@ PHRASE_STOP = frozenset({"wher", "anywher", "anyth", "everyth", "someth", "exist
 # words a paraphrase uses for the same thing ("what's already there" = "the existing part"), one spelling each
 SAME_WORD = {"already": "existing", "current": "existing", "currently": "existing", "present": "existing",
              "input": "file", "inputs": "file", "document": "file", "documents": "file", "option": "setting",
-             "options": "setting", "char": "character", "chars": "character", "surrounding": "around"}
+             "options": "setting", "char": "character", "chars": "character", "surrounding": "around",
+             "displayed": "shown", "printed": "shown", "appears": "shown"}
 IRREGULAR = {"rewritten": "rewrite", "rewrote": "rewrite", "written": "write", "wrote": "write"}
 OBLIGATION_STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this", "these", "those", "them", "they", "you",
                   "your", "are", "was", "were", "for", "with", "from", "into", "when", "but", "not", "don't", "should",
@@ -99,7 +102,7 @@ REST = re.compile(r"\b(?:(?:every|any|no|all|some|each)(?:thing|one)?\s+(?:else|
                   r"(?:apart from|except for|besides) (?:the |that |this |its |your )?[\w-]+(?: [\w-]+)?(?= nothing)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
                   r"entries|keys?|values?|fields?|rows?|columns?|branch(?:es)?|parts?|characters?|sections?|tables?|records?|"
                   r"notes?|jobs?|links?|options?|content)\b)|"
-                  r"the remaining|the others?|everything|anything|"
+                  r"the remaining|the others?|everything|anything|^\W*(?:(?:and|but|so)\s+)?(?:apart from|except for|other than|besides)|"
                   r"(?:apart from|except(?: for)?|other than|besides|beyond) (?:that|this|these|those|them|it))\b", re.I)
 FAMILY = frozenset({"<protect>", "<delete>"})
 

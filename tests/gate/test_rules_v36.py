@@ -1,8 +1,10 @@
-"""Gate rules v3.6 and v3.7: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.8: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
-a sentence; "only that file" kept by the file's name; a structured literal wrapped in another (v3.7).
+a sentence; "only that file" kept by the file's name; a structured literal wrapped in another (v3.7); a negation
+inside a condition is no prohibition; "precisely as displayed"; "Apart from X, …" as the rest; "every character
+…, except `{t}`" for "every other character"; a qualifier in an aside; more newline and hedge forms (v3.8).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -79,6 +81,23 @@ KEPT = [
     # v3.7: "only that file" is kept by the file's own name
     ("In `repo/`, commit the changes to `a.md`, and only that file.", "Only `a.md` goes into the commit. In `repo/`, "
      "commit its changes."),
+    # v3.8: a negated modal inside a condition describes a case, it forbids nothing
+    ("Serve `/api/` from the backend; if the backend can't be reached, `/api/` answers 502.",
+     "Serve `/api/` from the backend. `/api/` answers 502 whenever the backend is unreachable."),
+    # v3.8: "precisely as displayed" is "exactly as shown"
+    ("`{x}` stands for the id. Every other character stays exactly as shown.",
+     "`{x}` stands for the id. All remaining characters stay precisely as displayed."),
+    # v3.8: "Apart from X, …" opens with the exception: it is about the rest
+    ("Replace `{{A}}` in `p.html`. The rest of the page must not change.",
+     "In `p.html`, replace `{{A}}`. Apart from the placeholder the page stays exactly as it is."),
+    # v3.8: "every character as shown, except `{t}`" says every other character as shown
+    ("The header is exactly the text below. `{t}` stands for the id; every other character stays exactly as shown.\n\n"
+     "```text\nH {t}\n```\n",
+     "The header is exactly the text below, every character as shown — except `{t}`, which stands for the id.\n\n"
+     "```text\nH {t}\n```\n"),
+    # v3.8: a qualifier in an aside qualifies what the aside is attached to, across a ';' inside it
+    ("Commit with exactly this message: the subject, an empty line, then the body.",
+     "Message to commit with (the subject, an empty line, then the body; every character exactly as shown)."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -123,6 +142,22 @@ DROPPED = [
      "drops_literal"),
     # v3.7: ordinals excuse only the count they enumerate
     ("Tag `v2` in `repo/`.", "Tag `v2` in `repo/`, in three places.", "changes_number"),
+    # v3.8: "every value" without the exception beside it is another rule, not the rest kept
+    ("Integers become JSON numbers; every other value stays a string, exactly as written in `a.ini`.",
+     "Every value stays a string, exactly as written in `a.ini`.", "drops_prohibition"),
+    # v3.8: a newline between lines "and none after the last one" for a newline after each
+    ("Write the lines below to `b.txt`, each ending with a newline.",
+     "Write the lines below to `b.txt`, a newline between lines and none after the last one.", "changes_format:newline"),
+    # v3.8: hedges of ease and of permission
+    ("Where both pin a package, keep the higher version.",
+     "Where both pin a package, keep the higher version when it's easy to tell.", "weakens_obligation"),
+    ("Name the file exactly `a b.txt`.", "Name the file `a b.txt`; underscores instead of spaces are fine.",
+     "weakens_obligation"),
+    ("Drop rows outside the usual 1.5 × IQR fence.",
+     "Drop rows outside the usual 1.5 × IQR fence, though any reasonable fence you prefer is fine.", "weakens_obligation"),
+    # v3.8: a prohibition beside a condition, not inside it, still counts
+    ("If the build fails, report it; you must not edit `Makefile`.", "If the build fails, report it.",
+     "drops_prohibition"),
 ]
 
 
