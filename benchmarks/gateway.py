@@ -2,9 +2,10 @@
 
 Run: `.venv/bin/python benchmarks/gateway.py [--calls 200] [--executions 16] [--per-execution 40] [--rounds 3]`.
 
-Three processes, as in a run: the upstream (llm/canned_upstream.py, a fast canned OpenAI-compatible server), the
-gateway (this file with --serve-gateway: one Gateway on loopback TCP, sessions opened for both paths) and the
-client (this process). Cache off everywhere. Two gateway paths, to the same upstream and model (stub/canned):
+Separate processes, as in a run: the upstream (llm/canned_upstream.py, a fast canned OpenAI-compatible server), the
+gateway (this file with --serve-gateway: one Gateway on loopback TCP, sessions opened for both paths), a bare
+aiohttp relay (--serve-relay: server + one pooled client forwarding the bytes, with no session, metering or check:
+the floor any aiohttp-based gateway pays on this machine, measured beside it) and the client (this process). Cache off everywhere. Two gateway paths, to the same upstream and model (stub/canned):
     pass-through   the request forwarded as it is on the gateway's event loop (llm/gateway_passthrough.py)
     translated     the same request through litellm in the gateway's thread pool (Upstream(passthrough=False))
 Latency: for each of --calls rounds, one call direct to the upstream and one through each path, in a shuffled
@@ -36,6 +37,7 @@ MODEL = "stub/canned"
 MESSAGES = [{"role": "system", "content": "You run shell commands."},
             {"role": "user", "content": "List the files in the working directory, please."}]
 PATHS = ("pass-through", "translated")
+RELAY = "relay floor"  # a bare aiohttp relay, no matchmeter in it: the transport's own cost (serve_relay)
 
 
 # ---------------------------------------------------------------------- the gateway process
@@ -59,6 +61,39 @@ def serve_gateway(api_base: str, sessions: int, out: Path) -> int:
     print(json.dumps({p: {"answered": sum(c.status == 200 for c in cs), "failed": sum(c.status != 200 for c in cs),
                           "metered": sum(c.status == 200 and c.tokens.total > 0 for c in cs)}
                       for p, cs in calls.items()}), flush=True)
+    return 0
+
+
+def serve_relay(api_base: str, out: Path) -> int:
+    """The floor: a bare aiohttp relay (server + one pooled client, the transport the pass-through path uses) that
+    forwards each chat request to the upstream and returns its bytes, with no session, metering or check at all.
+    What the gateway costs beyond it is matchmeter's; what it costs is aiohttp's on this machine."""
+    import aiohttp
+    from aiohttp import web
+
+    from matchmeter.atomicfile import atomic_write_text
+
+    async def main() -> None:
+        http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+
+        async def relay(request: web.Request) -> web.Response:
+            async with http.post(f"{api_base}/chat/completions", data=await request.read(),
+                                 headers={"Content-Type": "application/json"}) as up:
+                return web.Response(body=await up.read(), status=up.status, content_type="application/json")
+
+        app = web.Application()
+        app.add_routes([web.post("/v1/chat/completions", relay)])
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        atomic_write_text(out, f"http://127.0.0.1:{port}/v1/chat/completions")
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+        await runner.cleanup()
+        await http.close()
+
+    asyncio.run(main())
     return 0
 
 
@@ -139,54 +174,63 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-stream", action="store_true", help="Skip the streamed latency rounds.")
     parser.add_argument("--serve-gateway", nargs=3, metavar=("API_BASE", "SESSIONS", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--serve-relay", nargs=2, metavar=("API_BASE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_gateway:
         return serve_gateway(args.serve_gateway[0], int(args.serve_gateway[1]), Path(args.serve_gateway[2]))
+    if args.serve_relay:
+        return serve_relay(args.serve_relay[0], Path(args.serve_relay[1]))
 
     with tempfile.TemporaryDirectory(prefix="mm-gw-bench-") as tmp:
-        port_file, tokens_file = Path(tmp) / "port", Path(tmp) / "tokens.json"
+        port_file, tokens_file, relay_file = Path(tmp) / "port", Path(tmp) / "tokens.json", Path(tmp) / "relay"
         upstream = subprocess.Popen([sys.executable, "-m", "matchmeter.llm.canned_upstream", "--port-file",
                                      str(port_file)])
-        gateway = None
+        gateway = relay = None
         try:
             api_base = f"http://127.0.0.1:{_wait_file(port_file, upstream, 'upstream')}/v1"
             gateway = subprocess.Popen([sys.executable, __file__, "--serve-gateway", api_base, str(args.executions),
                                         str(tokens_file)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             info = json.loads(_wait_file(tokens_file, gateway, "gateway"))
             gw = f"{info['url']}/v1/chat/completions"
-            targets = {"direct": (f"{api_base}/chat/completions", None),
+            relay = subprocess.Popen([sys.executable, __file__, "--serve-relay", api_base, str(relay_file)],
+                                     stdin=subprocess.PIPE, text=True)
+            relay_url = _wait_file(relay_file, relay, "relay")
+            targets = {"direct": (f"{api_base}/chat/completions", None), RELAY: (relay_url, None),
                        **{path: (gw, info[path][-1]) for path in PATHS}}
+            # what each measured path is: its server process, its URL and the tokens of its concurrent executions
+            served = {RELAY: (relay.pid, relay_url, [None] * args.executions),
+                      **{path: (gateway.pid, gw, info[path][:args.executions]) for path in PATHS}}
             for stream in (False, True) if not args.no_stream else (False,):
                 lat = latency(targets, args.calls, stream)
                 label = "streamed" if stream else "plain"
                 print(f"latency, {label} (median of {args.calls} interleaved rounds):")
                 for name, values in lat.items():
                     print(f"  {name:13s} {statistics.median(values) * 1000:8.2f} ms per call")
-                for path in PATHS:
+                for path in served:
                     added = [p - d for p, d in zip(lat[path], lat["direct"], strict=True)]
                     print(f"  {path:13s} adds {statistics.median(added) * 1000:6.2f} ms (paired median; "
                           f"p90 {sorted(added)[int(len(added) * 0.9)] * 1000:.2f} ms)")
-            rates: dict[str, list[float]] = {"direct": [], **{p: [] for p in PATHS}}
-            cpu: dict[str, list[float]] = {"upstream": [], **{p: [] for p in PATHS}}  # ms per call
+            rates: dict[str, list[float]] = {"direct": [], **{p: [] for p in served}}
+            cpu: dict[str, list[float]] = {"upstream": [], **{p: [] for p in served}}  # ms per call
             for _ in range(args.rounds):
                 before = cpu_s(upstream.pid)
                 rates["direct"].append(asyncio.run(_throughput(targets["direct"][0], [None] * args.executions,
                                                                args.per_execution)))
                 cpu["upstream"].append((cpu_s(upstream.pid) - before) * 1000 / (args.executions + 2) / args.per_execution)
-                for path in PATHS:
-                    per = args.per_execution if path == "pass-through" else max(args.per_execution // 4, 2)
-                    before = cpu_s(gateway.pid)
-                    rates[path].append(asyncio.run(_throughput(gw, info[path][:args.executions], per)))
-                    cpu[path].append((cpu_s(gateway.pid) - before) * 1000 / (args.executions + 2) / per)
+                for path, (pid, url, tokens) in served.items():
+                    per = args.per_execution if path != "translated" else max(args.per_execution // 4, 2)
+                    before = cpu_s(pid)
+                    rates[path].append(asyncio.run(_throughput(url, tokens, per)))
+                    cpu[path].append((cpu_s(pid) - before) * 1000 / (args.executions + 2) / per)
             print(f"throughput, {args.executions} concurrent (median of {args.rounds} interleaved rounds):")
             print(f"  upstream direct {statistics.median(rates['direct']):8.1f} calls/s")
-            for path in PATHS:
+            for path in served:
                 ratios = [r / d for r, d in zip(rates[path], rates["direct"], strict=True)]
                 print(f"  {path:15s} {statistics.median(rates[path]):8.1f} calls/s = "
                       f"{statistics.median(ratios):.3f}x the upstream's own (per-round ratios "
                       f"{', '.join(f'{x:.3f}' for x in ratios)})")
             print(f"CPU per call (median of rounds; /proc, 10 ms ticks): upstream {statistics.median(cpu['upstream']):.2f} ms, "
-                  + ", ".join(f"gateway {p} {statistics.median(cpu[p]):.2f} ms" for p in PATHS))
+                  + ", ".join(f"{p} {statistics.median(cpu[p]):.2f} ms" for p in served))
             out, _ = gateway.communicate("", timeout=120)
             metered = json.loads(out.strip().splitlines()[-1])
             print(f"gateway meters: {metered}")
@@ -194,7 +238,7 @@ def main() -> int:
                 assert counts["failed"] == 0, (path, counts)
                 assert counts["metered"] == counts["answered"] > 0, (path, counts)
         finally:
-            for proc in (gateway, upstream):
+            for proc in (relay, gateway, upstream):
                 if proc is not None and proc.poll() is None:
                     proc.terminate()
                     proc.wait(10)
