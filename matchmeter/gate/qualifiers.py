@@ -67,7 +67,7 @@ PROTECTS = re.compile(r"\b(?:stays?|remains?|kept|preserved|retained|keeping|pre
 LEAVE_STATE = re.compile(r"^\W*(?:(?:and|but|so|also|please|then)\s+)*leave\s+(?P<what>[^.;:,()]+?)\s+(?P<state>clean|empty|tidy)\b",
                          re.I)
 STATE_WORDS = {"clean": re.compile(r"\b(?:clean|tidy|no (?:uncommitted|stray|leftover|untracked)|nothing (?:uncommitted|to commit|"
-                                   r"left over))\b", re.I),
+                                   r"left over)|(?:not|never)(?: \w+){0,3} dirty)\b", re.I),
                "tidy": re.compile(r"\b(?:clean|tidy|no (?:stray|leftover)|nothing left over)\b", re.I),
                "empty": re.compile(r"\b(?:empty|emptied|no (?:\w+ )?(?:files?|entries|items|lines)|nothing (?:left )?in)\b", re.I)}
 # verbs that say what to do with a thing, never which thing: "use exactly this message" binds the message
@@ -240,7 +240,7 @@ def dropped_keeping(original: str, candidate: str) -> list[str]:
                if not any(len(words & found) * 2 >= len(words) for found in protecting)]
     # "Leave the working tree clean": the state word and half the words of what is left in it, in one clause
     said = [(content_words(clause, asides=True), clause) for clause in clauses(candidate)]
-    for m in (m for clause in clauses(original) if (m := LEAVE_STATE.match(clause))):
+    for m in (m for clause in clauses(original) for part in parts(clause) if (m := LEAVE_STATE.match(part))):
         words, state = content_words(m.group("what")) - FAMILY, m.group("state").lower()
         if not any(STATE_WORDS[state].search(text) and len(words & found) * 2 >= len(words) for found, text in said):
             dropped.append(" ".join(m.group(0).split()))

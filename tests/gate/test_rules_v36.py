@@ -98,6 +98,9 @@ KEPT = [
     # v3.8: a qualifier in an aside qualifies what the aside is attached to, across a ';' inside it
     ("Commit with exactly this message: the subject, an empty line, then the body.",
      "Message to commit with (the subject, an empty line, then the body; every character exactly as shown)."),
+    # v3.8: a state said by its negated opposite
+    ("Squash `feat` into one commit, and leave the working tree clean.",
+     "Squash `feat` into one commit; the working tree must not be left dirty."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -155,6 +158,9 @@ DROPPED = [
      "weakens_obligation"),
     ("Drop rows outside the usual 1.5 × IQR fence.",
      "Drop rows outside the usual 1.5 × IQR fence, though any reasonable fence you prefer is fine.", "weakens_obligation"),
+    # v3.8: a state to leave something in, as the second part of a clause
+    ("Squash `feat` into one commit, and leave the working tree clean.", "Squash `feat` into one commit.",
+     "drops_requirement"),
     # v3.8: a prohibition beside a condition, not inside it, still counts
     ("If the build fails, report it; you must not edit `Makefile`.", "If the build fails, report it.",
      "drops_prohibition"),
