@@ -1,8 +1,9 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
 gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7,
-gate_blind8.jsonl blind-v8) are pinned and well-formed. This checks structure only: it never runs the gate, so nothing
-here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split
-v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7" and "The blind split v8")."""
+gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9) are pinned and well-formed. This checks structure only: it never
+runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split
+v2", "The blind split v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7", "The
+blind split v8" and "The blind split v9")."""
 
 from __future__ import annotations
 
@@ -99,7 +100,13 @@ V8 = Split("blind-v8", "gate_blind8", "i",
             "946f1598817422320c5f5642a6a140705ef935e93d7e61136784f1acbd0b8710"), 145, 60,
            {"terminal": 37, "skills": 30, "data-analysis": 30, "quoting": 48},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8], ids=lambda s: s.origin)
+# v9, like v3-v8, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V9 = Split("blind-v9", "gate_blind9", "j",
+           ("5ee58aeb67449005d95c1a29cfef7153514c7e2034be9f1baf1280ff599896d2",
+            "2c0a1103614e67fa6fc735099f3ecbaef88d6e6c91fe2fd56ea1e50db93ca4b4"), 145, 60,
+           {"terminal": 25, "skills": 23, "data-analysis": 37, "quoting": 60},
+           {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
