@@ -360,7 +360,8 @@ def parts(clause: str) -> list[str]:
 
 
 # "if the backend can't be reached, ... answers 502": a negated modal inside a condition describes a case
-CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once|because|since|where)\b[^,;:]*$", re.I)
+# (a reason, "since those can't be used", restates a prohibition as a fact: still read as one)
+CONDITION = re.compile(r"\b(?:if|when|whenever|unless|whether|once|where)\b[^,;:]*$", re.I)
 
 
 def _modal_not(part: str) -> bool:

@@ -102,6 +102,18 @@ def list_sizes(text: str) -> set[int]:
     return {n for n in sizes if n >= 2}
 
 
+RULED_OUT = re.compile(r"\b(?:not|never|nor|rather than|instead of)\s+$", re.I)
+
+
+def only_ruled_out(candidate: str, value: str) -> bool:
+    """Every mention of the value rules it out ("exactly one newline — not zero, not two"): it insists on the
+    Original's number and asks for nothing new. A value also said plainly anywhere is a value."""
+    words = [w for w, v in NUMBER_WORDS.items() if v == value] + [value]
+    body = prose(candidate)
+    hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}(?![\w])", body, re.I)]
+    return bool(hits) and all(RULED_OUT.search(body[max(0, m.start() - 12):m.start()]) for m in hits)
+
+
 def new_values(original: str, candidate: str) -> list[str]:
     """Digit values of the candidate that the Original has in no form and that are not layout."""
     known, flat = known_values(original), " ".join(original.split())
@@ -126,6 +138,8 @@ def new_values(original: str, candidate: str) -> list[str]:
         if value in known or not re.fullmatch(r"\d+(?:\.\d+)?", value) or value in layout:
             continue
         if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value, back=True) and not counts_lists):
+            continue
+        if only_ruled_out(candidate, value):
             continue
         out.append(value)
     # a value inside a code span the Original does not have: `{"median": 21.35}` states 21.35 as much as prose does

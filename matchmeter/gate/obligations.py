@@ -87,7 +87,7 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\bkeeps? \w+ing (?:where|at|to|on) (?:it|they|the same)\b|"
                        rf"\bno (?:[\w-]+ )?{CHANGE}|^\W*(?:and |but |so )?you (?:don't|do not|must not|mustn't|never|shouldn't|"
                        r"should not)\b(?! (?:have|need) to)|"
-                       r"\b(?:(?:exactly|precisely) )?as (?:shown|written|given|displayed|it appears)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffers?\b|\b(?:may|must|should|can|will|is to|are to) "
+                       r"\b(?:(?:exactly|precisely) )?as (?:shown|written|given|displayed|it appears)\b|\b(?:no|nothing|none)\b[^.;]*\bdiffer(?:s|ent)?\b|\b(?:may|must|should|can|will|is to|are to) "
                        r"(?:not )?(?:differ|deviate|vary)\b|"
                        rf"\bnone of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will)\b(?:[^.;]|\.(?=\w))*\b{CHANGE}|\b(?:must|should|has to|have to|needs? to|will|is to|are to) still "
                        r"(?:be|stay|remain|contain|have|point)\b|\bstays? put\b|\bleave\b(?:[^.;]|\.(?=\w))*\bbe\W*$|"
@@ -102,8 +102,11 @@ PRESERVED = re.compile(r"\b(?:unchanged|untouched|unmodified|unaltered|unedited|
                        r"\b(?:is|are) not (?:allowed|permitted|welcome|wanted) in\b|"
                        # "Neither of these two files may be modified."
                        rf"\bneither of\b(?:[^.;]|\.(?=\w))*\b(?:may|must|should|can|is to|are to|will|gets?)\b(?:[^.;]|\.(?=\w))*\b{CHANGE})", re.I)
-EXCEPT = re.compile(r"\b(?:except|apart from|other than|besides|but not|save for|aside from)\b", re.I)
-EVERY = re.compile(r"\b(?:every|all|each)\b(?! (?:other|remaining|the other|the rest)\b)", re.I)
+EXCEPT = re.compile(r"\b(?:except|apart from|other than|besides|but not|save for|aside from|the only (?:thing|part|text|"
+                    r"exception))\b", re.I)
+# "every character", "no character may differ": every one of its things
+EVERY = re.compile(r"\b(?:every|all|each)\b(?! (?:other|remaining|the other|the rest)\b)|"
+                   r"\bno\b(?= (?:single )?[\w-]+ (?:may|is|different|differs|can|should|must|will)\b)", re.I)
 KEEP_HEAD = re.compile(rf"^\W*(?:please\s+)?{KEEP_VERB}\b", re.I)
 WITHOUT = re.compile(rf"\bwithout\s+(?:\w+ing\s+or\s+)?{CHANGE}", re.I)
 
@@ -151,6 +154,8 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
             power = candidate_strength(part) or max((candidate_strength(q) for q in clause_parts if candidate_directive(q)),
                                                     default=2 if keeping else 0)
             text = part
+            # "Rest of the page: unchanged." — a short label before the colon names what the part keeps
+            label = cand_clauses[i - 1] if anaphoric and i and len(cand_clauses[i - 1].split()) <= 8 else ""
             if anaphoric:
                 text = " ".join(cand_clauses[max(0, i - 1):i + 2])
                 if not clause_objects(span):
@@ -161,7 +166,8 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
                 text = " ".join([text, *items])
             out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True),
                                   named=named(part), strength=power,
-                                  rest="<rest>" in content_words(part), every=bool(EVERY.search(part)) and bool(
+                                  rest="<rest>" in content_words(part) | content_words(label),
+                                  every=bool(EVERY.search(part)) and bool(
                                       EXCEPT.search(" ".join(cand_clauses[i:i + 2]))),
                                   hedged=bool(HEDGES.search(clause))))
     return out

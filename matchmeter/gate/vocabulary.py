@@ -54,7 +54,7 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"is fine|works|should do|you like)|not too much trouble|"
                     r"(?:it's|it is|that's|that is|it'll be|it will be) (?:fine|ok|okay|acceptable|alright|no problem) if|"
                     r"(?:when|where) (?:it'?s|it is) (?:easy|simple|convenient|clear)|either (?:\w+ )?(?:will do|is fine|works)|"
-                    r"(?:are|is|would be|will be) (?:also |equally |perfectly )?(?:fine|acceptable|ok|okay)(?=\s*[.;)]))\b",
+                    r"(?:are|is|would be|will be) (?:also |equally |perfectly )?(?:fine|acceptable|ok|okay)(?=\s*[.;)]|\s+if\b))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",

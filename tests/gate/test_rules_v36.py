@@ -1,10 +1,12 @@
-"""Gate rules v3.6 to v3.8: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.9: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
 a sentence; "only that file" kept by the file's name; a structured literal wrapped in another (v3.7); a negation
 inside a condition is no prohibition; "precisely as displayed"; "Apart from X, …" as the rest; "every character
-…, except `{t}`" for "every other character"; a qualifier in an aside; more newline and hedge forms (v3.8).
+…, except `{t}`" for "every other character"; a qualifier in an aside; more newline and hedge forms (v3.8); a
+reason ("since those can't be used") still forbids; "no character different"; a short label before a colon names
+what its part keeps; numbers only ruled out ("not zero, not two") are no new values; "are fine if" (v3.9).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -98,6 +100,19 @@ KEPT = [
     # v3.8: a qualifier in an aside qualifies what the aside is attached to, across a ';' inside it
     ("Commit with exactly this message: the subject, an empty line, then the body.",
      "Message to commit with (the subject, an empty line, then the body; every character exactly as shown)."),
+    # v3.9: a reason restates a prohibition as a fact; it still forbids
+    ("Fit the line to `w.csv` (rows without a value can't be used).",
+     "Fit the line to `w.csv`, leaving out the rows without a value, since those can't be used."),
+    # v3.9: "no character different from what is shown", with the exception beside it
+    ("`{t}` stands for the id. Every other character stays exactly as shown.",
+     "Every character must match, with no character different from what is shown. The only thing not taken "
+     "literally is `{t}`, which stands for the id."),
+    # v3.9: a short label before a colon names what its part keeps
+    ("Fill `t.txt` from `d.csv`. Everything else in the template stays exactly as it is.",
+     "Fill `t.txt` from `d.csv`.\n\n- everything else in the template: exactly as it is\n"),
+    # v3.9: numbers that are only ruled out insist on the Original's
+    ("End `m.txt` with exactly one newline after the last line.",
+     "End `m.txt` with exactly one newline after the last line — not zero, not two."),
     # v3.8: a state said by its negated opposite
     ("Squash `feat` into one commit, and leave the working tree clean.",
      "Squash `feat` into one commit; the working tree must not be left dirty."),
@@ -161,6 +176,14 @@ DROPPED = [
     # v3.8: a state to leave something in, as the second part of a clause
     ("Squash `feat` into one commit, and leave the working tree clean.", "Squash `feat` into one commit.",
      "drops_requirement"),
+    # v3.9: permission on a condition
+    ("Write `.env` without comments or blank lines.", "Write `.env`; a few comments or blank lines are fine if they help.",
+     "weakens_obligation"),
+    # v3.9: a value said plainly is a value even beside one ruled out
+    ("Indent `a.yaml` with 2 spaces.", "Indent `a.yaml` with 3 spaces, not 2.", "changes_number"),
+    # v3.9: a label that is not "the rest" does not keep the rest
+    ("Fill `t.txt` from `d.csv`. Everything else in the template stays exactly as it is.",
+     "Fill `t.txt` from `d.csv`.\n\n- the header: exactly as it is\n", "drops_prohibition"),
     # v3.8: a prohibition beside a condition, not inside it, still counts
     ("If the build fails, report it; you must not edit `Makefile`.", "If the build fails, report it.",
      "drops_prohibition"),
