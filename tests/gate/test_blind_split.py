@@ -1,9 +1,9 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
 gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7,
-gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9) are pinned and well-formed. This checks structure only: it never
-runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split
-v2", "The blind split v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7", "The
-blind split v8" and "The blind split v9")."""
+gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9, gate_blind10.jsonl blind-v10) are pinned and well-formed. This
+checks structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The
+blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The blind split v5", "The blind split v6",
+"The blind split v7", "The blind split v8", "The blind split v9" and "The blind split v10")."""
 
 from __future__ import annotations
 
@@ -106,7 +106,13 @@ V9 = Split("blind-v9", "gate_blind9", "j",
             "2c0a1103614e67fa6fc735099f3ecbaef88d6e6c91fe2fd56ea1e50db93ca4b4"), 145, 60,
            {"terminal": 25, "skills": 23, "data-analysis": 37, "quoting": 60},
            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9], ids=lambda s: s.origin)
+# v10, like v3-v9, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V10 = Split("blind-v10", "gate_blind10", "k",
+            ("1d8ca03b4070ba859e0a7b56f4829cc50b4132891f983f03b88d74cf0867392c",
+             "70de60a53a637ec855b14d3c106745cdeeaef0a96f73dea6a2fcec1c3b6c24d1"), 145, 60,
+            {"terminal": 31, "skills": 27, "data-analysis": 21, "quoting": 66},
+            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
