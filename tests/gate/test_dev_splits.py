@@ -27,6 +27,7 @@ FLOORS = {
     "gate_blind7.jsonl": (53, 55, 0, 60),  # measured blind at v3.6 (52/55, 4/60), worked from for v3.7
     "gate_blind8.jsonl": (52, 55, 0, 60),  # measured blind at v3.7 (48/55, 6/60), worked from for v3.8
     "gate_blind9.jsonl": (53, 55, 0, 60),  # measured blind at v3.8 (52/55, 5/60), worked from for v3.9
+    "gate_blind10.jsonl": (52, 55, 5, 60),  # measured blind at v3.9 and not worked from since
 }
 
 
