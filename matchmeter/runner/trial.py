@@ -306,6 +306,40 @@ def actionless(trajectory: Trajectory) -> AgentError | None:
                       "step was recorded: it ran no command, or its actions were not read from its log")
 
 
+TEST_UPLOAD_TRIES = 3
+MISSING_EXIT = 97
+
+
+def _upload_tests_and_verify(sandbox: Sandbox, tests: Path, live: _Live, extra: dict[str, Path],
+                             verify_s: float) -> ExecResult:
+    """Upload the tests, then run them as the verifier, in an exec that first proves every uploaded file is there.
+
+    Why: on Docker with the fuse-overlayfs storage driver a file the engine wrote into the container (put_archive)
+    has been missing from the container's own view (a CI run: `bash: /tests/test.sh: No such file`, scored as a
+    verifier error). The check rides in the verify exec, so it costs no engine round trip; a file it misses is
+    uploaded again, and still missing after TEST_UPLOAD_TRIES it is the sandbox's failure, never the agent's.
+
+    Raises:
+        SandboxError: the uploaded tests never all became visible inside the sandbox.
+    """
+    import shlex
+
+    names = sorted({*(p.relative_to(tests).as_posix() for p in tests.rglob("*") if p.is_file()), *extra})
+    nonce = secrets.token_hex(8)
+    check = (f'for f in {" ".join(shlex.quote(f"{live.tests}/{n}") for n in names)}; do [ -e "$f" ] || [ -L "$f" ] || '
+             f'{{ echo "{nonce} missing $f"; exit {MISSING_EXIT}; }}; done; ') if names else ""
+    for _ in range(TEST_UPLOAD_TRIES):
+        sandbox.upload(tests, live.tests, extra_files=extra)
+        # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
+        verify = sandbox.exec(f'{check}{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
+                              VERIFIER_ENV, as_verifier=True)
+        if not (verify.exit_code == MISSING_EXIT and f"{nonce} missing " in verify.output):
+            return verify
+    missing = verify.output.split(f"{nonce} missing ", 1)[1].splitlines()[0]
+    raise SandboxError(f"the tests uploaded to {live.tests} never all appeared inside the sandbox "
+                       f"({TEST_UPLOAD_TRIES} uploads; {missing} missing)")
+
+
 def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult, tests_dir: Path | None = None,
                   verify_s: float | None = None) -> float:
     """Stop the agent, copy tests into a fresh dir, verify, stop the verifier, read the verdict and the
@@ -317,10 +351,8 @@ def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult, tests
     # the agent wrote where tests go (seed 002): flag it
     result.trust_flags["tests_absent_during_agent"] = result.trust_flags["tests_absent_during_agent"] and not restarted.planted
     # with the suite's one verifylib and the setup script beside the task's own tests
-    sandbox.upload(tests_dir or Path(task.path) / "tests", live.tests, extra_files=verify_support_files(task))
-    # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
-    verify = sandbox.exec(f'{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
-                          VERIFIER_ENV, as_verifier=True)
+    verify = _upload_tests_and_verify(sandbox, tests_dir or Path(task.path) / "tests", live, verify_support_files(task),
+                                      verify_s)
     _write_log(req.logs_dir, "verifier.log", verify.output)
     # whatever the verifier started (an agent's service it probed) cannot rewrite the verdict: killed, then the
     # verdict files are read in the same step

@@ -162,3 +162,48 @@ def test_bwrap_preflight_probe_binds_only_the_host_program_dirs():
     assert "usr" in shown
     assert shown <= set(PROBE_DIRS)
     BwrapBackend().preflight()
+
+
+class _LosingUploads:
+    """A real backend whose sandboxes drop the first `lose` uploads into the tests dir (the engine said yes; the
+    sandbox never saw the files), as fuse-overlayfs did to a Docker CI run's /tests/test.sh."""
+
+    def __init__(self, backend, lose: int) -> None:
+        self.backend, self.lose = backend, lose
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def create(self, request):
+        sandbox = self.backend.create(request)
+        real_upload, owner = sandbox.upload, self
+
+        def upload(src, dest, extra_files=None):
+            if dest == sandbox.layout["tests"] and owner.lose > 0:
+                owner.lose -= 1
+                return None
+            return real_upload(src, dest, extra_files=extra_files)
+
+        sandbox.upload = upload
+        return sandbox
+
+
+@pytest.mark.parametrize("backend", WITH_DOCKER)
+@pytest.mark.parametrize(("lost", "failure"), [(1, "none"), (3, "sandbox_error")])
+def test_tests_that_never_reach_the_sandbox_are_uploaded_again_and_never_the_verifiers_fault(tmp_path, backend,
+                                                                                            lost, failure):
+    task_dir = write_task(tmp_path / "tasks")
+    config = configuration_from_flags("oracle", None)
+    task = load_task(task_dir)
+    desc = Description.original(task)
+    losing = _LosingUploads(get_backend(backend), lost)
+    result = run_trial(TrialRequest(run_id="t", execution_key="k-lost", configuration=config, task=task,
+                                    description=desc, seed=0, attempt=0, backend=losing,
+                                    logs_dir=tmp_path / "logs")).result
+    assert result.failure_mode == failure, result.error
+    assert losing.lose == 0
+    if failure == "none":  # one upload lost, the next one landed: the verdict is the oracle's
+        assert result.reward == 1.0
+    else:
+        assert result.reward == 0.0
+        assert "never all appeared inside the sandbox" in (result.error or "")

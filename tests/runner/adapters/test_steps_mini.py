@@ -46,7 +46,7 @@ def test_mini_swe_agent_runs_each_step_through_one_gateway_session(clis):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result, trajectory = outcome.result, outcome.trajectory
-    assert (result.failure_mode, result.error) == ("none", None)
+    assert (result.failure_mode, result.error) == ("none", None), result.error
     # the same per-step rewards as the oracle's (tests/tasks/test_harbor_format.py) and Harbor's combination
     assert [(s.name, s.rewards, s.verified) for s in result.steps] == [
         ("write", {"reward": 1.0}, True), ("extend", {"reward": 1.0, "lines": 2.0}, True)]
