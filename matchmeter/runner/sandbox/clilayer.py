@@ -79,16 +79,38 @@ def payload_dir(cli: CliInstall) -> str:
     return cli.payload or PurePosixPath(cli.binary).parts[0]
 
 
+# The install's own list of what it wrote, made in the same build step as the install: with the fuse-overlayfs
+# storage driver a build step's commit has lost files (a CI run's mini-swe-agent layer held 80 of its venv's 171
+# site-packages entries, its RUN having succeeded), and a later step would list the loss as the truth.
+MANIFEST = ".mm-files"
+
+
+def _listing(target: str) -> str:
+    return f"cd {target} && find . \\( -type f -o -type l \\) ! -name {MANIFEST} -print | LC_ALL=C sort"
+
+
 def dockerfile(base: str, cli: CliInstall, pip_wheel: str = "") -> str:
     target = venv_path(cli)
+    manifest = f"({_listing(target)}) > {target}/{MANIFEST}"
     if cli.kind != "pypi":
-        return f"FROM {base}\nCOPY cli {target}\nRUN test -x {executable_path(cli)}\n"
+        return f"FROM {base}\nCOPY cli {target}\nRUN test -x {executable_path(cli)} && {manifest}\n"
     return (f"FROM {base}\n"
             "COPY wheels /mm-wheels\n"
             f"RUN python3 -m venv --without-pip {target} \\\n"
             f" && {target}/bin/python /mm-wheels/{pip_wheel}/pip install --no-index --no-cache-dir "
             f"--disable-pip-version-check --find-links /mm-wheels '{cli.package}=={cli.version}' \\\n"
-            f" && test -x {executable_path(cli)} && rm -rf /mm-wheels\n")
+            f" && test -x {executable_path(cli)} && rm -rf /mm-wheels && {manifest}\n")
+
+
+def layer_whole(client: Any, tag: str, cli: CliInstall) -> bool:
+    """Does the built image hold every file its install step listed (MANIFEST)? Read in a container of the image."""
+    target = venv_path(cli)
+    check = f'[ "$({_listing(target)} | sha256sum)" = "$(sha256sum < {target}/{MANIFEST})" ]'
+    try:
+        client.containers.run(tag, ["-c", check], entrypoint="sh", network_disabled=True, remove=True, user="0")
+    except Exception:  # noqa: BLE001 - a non-zero exit (ContainerError) or an engine failure: not proven whole
+        return False
+    return True
 
 
 def the_wheel(house: Path, package: str) -> Path:
@@ -149,11 +171,14 @@ def _fill_context(context: Path, base: str, cli: CliInstall, tag: str) -> str:
     return dockerfile(base, cli, pip_wheels[-1])
 
 
+LAYER_BUILD_TRIES = 3
+
+
 def layer_image(client: Any, base: str, cli: CliInstall) -> str:
     """The local image `base` + the CLI, built when missing (once, under a file lock); returns its tag.
 
     Raises:
-        SandboxError: nothing was fetched for it, or the build failed.
+        SandboxError: nothing was fetched for it, the build failed, or every build lost files (layer_whole).
     """
     base_id = client.images.get(base).id.removeprefix("sha256:")[:12]
     tag = layer_tag(cli, base_id)
@@ -165,8 +190,13 @@ def layer_image(client: Any, base: str, cli: CliInstall) -> str:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent trials build the layer once
         if baseimage.image_exists(client, tag):
             return tag
-        with tempfile.TemporaryDirectory(prefix="matchmeter-clilayer-") as tmp:
-            context = Path(tmp)
-            (context / "Dockerfile").write_text(_fill_context(context, base, cli, tag))
-            baseimage.build_image(client, context, "Dockerfile", tag, [base])
-    return tag
+        for _ in range(LAYER_BUILD_TRIES):
+            with tempfile.TemporaryDirectory(prefix="matchmeter-clilayer-") as tmp:
+                context = Path(tmp)
+                (context / "Dockerfile").write_text(_fill_context(context, base, cli, tag))
+                baseimage.build_image(client, context, "Dockerfile", tag, [base])
+            if layer_whole(client, tag, cli):
+                return tag
+            client.images.remove(tag, force=True)  # a layer that lost files is never kept, nor exported for bwrap
+    raise SandboxError(f"the {cli.package} {cli.version} layer on {base} lost files in {LAYER_BUILD_TRIES} builds "
+                       "(its image holds fewer files than its install step wrote); the engine's storage is at fault")
