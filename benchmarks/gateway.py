@@ -5,7 +5,8 @@ Run: `.venv/bin/python benchmarks/gateway.py [--calls 200] [--executions 16] [--
 Separate processes, as in a run: the upstream (llm/canned_upstream.py, a fast canned OpenAI-compatible server), the
 gateway (this file with --serve-gateway: one Gateway on loopback TCP, sessions opened for both paths), a bare
 aiohttp relay (--serve-relay: server + one pooled client forwarding the bytes, with no session, metering or check:
-the floor any aiohttp-based gateway pays on this machine, measured beside it) and the client (this process). Cache off everywhere. Two gateway paths, to the same upstream and model (stub/canned):
+the floor any aiohttp-based gateway pays on this machine, measured beside it) and the client (this process).
+Cache off everywhere. Two gateway paths, to the same upstream and model (stub/canned):
     pass-through   the request forwarded as it is on the gateway's event loop (llm/gateway_passthrough.py)
     translated     the same request through litellm in the gateway's thread pool (Upstream(passthrough=False))
 Latency: for each of --calls rounds, one call direct to the upstream and one through each path, in a shuffled

@@ -207,13 +207,14 @@ def enumerates(text: str, value: str, back: bool = False) -> bool:
     hits = [m for w in words for m in re.finditer(rf"(?<![\w.]){re.escape(w)}\b", body, re.I)
             if not re.match(r"[.)]\s", body[m.end():m.end() + 2]) or body[:m.start()].strip(" \t")[-1:] not in ("\n", "")]
     if back:  # "these two files": a count of what was already named, no value of its own
-        hits = [m for m in hits if not re.search(r"\b(?:these|those)\s+$", body[max(0, m.start() - 8):m.start()], re.I)]
+        own = [m for m in hits if not re.search(r"\b(?:these|those)\s+$", body[max(0, m.start() - 8):m.start()], re.I)]
+        if hits and not own:
+            return True
+        hits = own
     if any(_unit("", body[m.end():]) in MEASURES for m in hits):
         return False  # "the last 24 hours: `name` becomes ..." measures, it does not count a list
     follow = re.compile(r"(?:\s+(?:[^\s:;.]|\.(?=\w))+){1,5}:(?:\s|$)")
-    return bool(hits) and all(follow.match(body, m.end()) or _counts_list(body, m.end(), value) for m in hits) or (
-        back and bool(words) and not hits
-        and bool(re.search(rf"\b(?:these|those)\s+(?:{'|'.join(map(re.escape, words))})\b", body, re.I)))
+    return bool(hits) and all(follow.match(body, m.end()) or _counts_list(body, m.end(), value) for m in hits)
 
 
 LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+\S")

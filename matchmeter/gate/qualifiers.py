@@ -234,13 +234,15 @@ def keeping_requirements(original: str) -> list[tuple[str, set[str]]]:
 
 def dropped_keeping(original: str, candidate: str) -> list[str]:
     """The Original's keeping requirements no protecting part of the candidate carries."""
-    protecting = [content_words(part, asides=True) for clause in clauses(candidate) for part in parts(clause)
+    cand = clauses(candidate)
+    protecting = [content_words(part, asides=True) for clause in cand for part in parts(clause)
                   if candidate_directive(part) or KEEPS.match(part) or PROTECTS.search(part)]
     dropped = [text for text, words in keeping_requirements(original)
                if not any(len(words & found) * 2 >= len(words) for found in protecting)]
     # "Leave the working tree clean": the state word and half the words of what is left in it, in one clause
-    said = [(content_words(clause, asides=True), clause) for clause in clauses(candidate)]
-    for m in (m for clause in clauses(original) for part in parts(clause) if (m := LEAVE_STATE.match(part))):
+    states = [m for clause in clauses(original) for part in parts(clause) if (m := LEAVE_STATE.match(part))]
+    said = [(content_words(clause, asides=True), clause) for clause in cand] if states else []
+    for m in states:
         words, state = content_words(m.group("what")) - FAMILY, m.group("state").lower()
         if not any(STATE_WORDS[state].search(text) and len(words & found) * 2 >= len(words) for found, text in said):
             dropped.append(" ".join(m.group(0).split()))

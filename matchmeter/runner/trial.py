@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 import tempfile
 import threading
 import time
@@ -322,8 +323,6 @@ def _upload_tests_and_verify(sandbox: Sandbox, tests: Path, live: _Live, extra: 
     Raises:
         SandboxError: the uploaded tests never all became visible inside the sandbox.
     """
-    import shlex
-
     names = sorted({*(p.relative_to(tests).as_posix() for p in tests.rglob("*") if p.is_file()), *extra})
     nonce = secrets.token_hex(8)
     check = (f'for f in {" ".join(shlex.quote(f"{live.tests}/{n}") for n in names)}; do [ -e "$f" ] || [ -L "$f" ] || '
