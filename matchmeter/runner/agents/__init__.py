@@ -9,7 +9,6 @@ through `session.sandbox.exec` and report its parsed log with `session.add_steps
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Protocol
 
 from matchmeter.errors import UserError
@@ -51,6 +50,8 @@ AGENTS: dict[str, str] = {
 
 
 def _entry_point_agents() -> dict[str, str]:
+    from importlib.metadata import entry_points  # scans every installed distribution: only when asked
+
     found = {}
     for ep in entry_points(group="matchmeter.adapters"):
         found[ep.name] = ep.value
@@ -68,7 +69,8 @@ def agent_class(name: str) -> type:
     Raises:
         UserError: no agent of that name, or it cannot be imported.
     """
-    registry = known_agents()
+    # a built-in name wins over an entry point of the same name, so only another name needs the scan
+    registry = AGENTS if name in AGENTS else known_agents()
     if name not in registry:
         raise UserError(f"unknown agent {name!r}", "--agent", f"choose one of: {', '.join(sorted(registry))}")
     module_name, _, cls_name = registry[name].partition(":")

@@ -33,8 +33,6 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -142,6 +140,9 @@ def pip_index() -> str:
 @cache
 def answers(url: str) -> str:
     """'' when `url` answers an HTTP request (any status), else why not (one short request, remembered)."""
+    import urllib.error  # here, not at the top: urllib.request pulls in http, email and ssl, which a run of a
+    import urllib.request  # built-in agent, or of a CLI already fetched, never needs
+
     try:
         urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S).close()
     except urllib.error.HTTPError:
