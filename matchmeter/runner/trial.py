@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import shlex
 import tempfile
 import threading
 import time
@@ -52,6 +51,7 @@ from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
 from matchmeter.runner.sandbox.policy import SNAPSHOT_TIME_CAP_S, parse_snapshot, snapshot_command
+from matchmeter.runner.sandbox.upload_proof import run_uploaded, uploaded_paths
 from matchmeter.runner.steps import combine, step_tests, stop_after
 from matchmeter.runner.verdict import (
     FilesRead,
@@ -222,8 +222,11 @@ def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) 
     run_as = setup_run_name(task)
     if run_as is None:
         return None
-    sandbox.upload(task_files(task).environment_dir, f"{logs}/.env", extra_files=setup_files(task))
-    return sandbox.exec(f'bash "{logs}/.env/{run_as}"; rc=$?; rm -rf "{logs}/.env"; exit $rc', timeout_s)
+    environment, extra, dest = task_files(task).environment_dir, setup_files(task), f"{logs}/.env"
+    return run_uploaded(  # a lost file is uploaded again, never a setup that ran without it (upload_proof.py)
+        lambda: sandbox.upload(environment, dest, extra_files=extra), uploaded_paths(environment, dest, extra),
+        lambda proof: sandbox.exec(f'{proof}bash "{dest}/{run_as}"; rc=$?; rm -rf "{dest}"; exit $rc', timeout_s),
+        f"setup files uploaded to {dest}")
 
 
 def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: ExecutionResult) -> Agent:
@@ -307,36 +310,20 @@ def actionless(trajectory: Trajectory) -> AgentError | None:
                       "step was recorded: it ran no command, or its actions were not read from its log")
 
 
-TEST_UPLOAD_TRIES = 3
-MISSING_EXIT = 97
-
-
 def _upload_tests_and_verify(sandbox: Sandbox, tests: Path, live: _Live, extra: dict[str, Path],
                              verify_s: float) -> ExecResult:
-    """Upload the tests, then run them as the verifier, in an exec that first proves every uploaded file is there.
-
-    Why: on Docker with the fuse-overlayfs storage driver a file the engine wrote into the container (put_archive)
-    has been missing from the container's own view (a CI run: `bash: /tests/test.sh: No such file`, scored as a
-    verifier error). The check rides in the verify exec, so it costs no engine round trip; a file it misses is
-    uploaded again, and still missing after TEST_UPLOAD_TRIES it is the sandbox's failure, never the agent's.
+    """Upload the tests, then run them as the verifier, in an exec that first proves every uploaded file is there
+    (upload_proof.py: a lost upload is made again, then blamed on the sandbox, never scored as a verifier error).
 
     Raises:
         SandboxError: the uploaded tests never all became visible inside the sandbox.
     """
-    names = sorted({*(p.relative_to(tests).as_posix() for p in tests.rglob("*") if p.is_file()), *extra})
-    nonce = secrets.token_hex(8)
-    check = (f'for f in {" ".join(shlex.quote(f"{live.tests}/{n}") for n in names)}; do [ -e "$f" ] || [ -L "$f" ] || '
-             f'{{ echo "{nonce} missing $f"; exit {MISSING_EXIT}; }}; done; ') if names else ""
-    for _ in range(TEST_UPLOAD_TRIES):
-        sandbox.upload(tests, live.tests, extra_files=extra)
-        # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
-        verify = sandbox.exec(f'{check}{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
-                              VERIFIER_ENV, as_verifier=True)
-        if not (verify.exit_code == MISSING_EXIT and f"{nonce} missing " in verify.output):
-            return verify
-    missing = verify.output.split(f"{nonce} missing ", 1)[1].splitlines()[0]
-    raise SandboxError(f"the tests uploaded to {live.tests} never all appeared inside the sandbox "
-                       f"({TEST_UPLOAD_TRIES} uploads; {missing} missing)")
+    # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
+    return run_uploaded(
+        lambda: sandbox.upload(tests, live.tests, extra_files=extra), uploaded_paths(tests, live.tests, extra),
+        lambda proof: sandbox.exec(f'{proof}{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
+                                   VERIFIER_ENV, as_verifier=True),
+        f"tests uploaded to {live.tests}")
 
 
 def _verify_phase(req: TrialRequest, live: _Live, result: ExecutionResult, tests_dir: Path | None = None,

@@ -165,11 +165,11 @@ def test_bwrap_preflight_probe_binds_only_the_host_program_dirs():
 
 
 class _LosingUploads:
-    """A real backend whose sandboxes drop the first `lose` uploads into the tests dir (the engine said yes; the
+    """A real backend whose sandboxes drop the first `lose` uploads to one destination (the engine said yes; the
     sandbox never saw the files), as fuse-overlayfs did to a Docker CI run's /tests/test.sh."""
 
-    def __init__(self, backend, lose: int) -> None:
-        self.backend, self.lose = backend, lose
+    def __init__(self, backend, lose: int, dest) -> None:
+        self.backend, self.lose, self.dest = backend, lose, dest  # dest(sandbox) -> the destination to lose
 
     def __getattr__(self, name):
         return getattr(self.backend, name)
@@ -179,7 +179,7 @@ class _LosingUploads:
         real_upload, owner = sandbox.upload, self
 
         def upload(src, dest, extra_files=None):
-            if dest == sandbox.layout["tests"] and owner.lose > 0:
+            if dest == owner.dest(sandbox) and owner.lose > 0:
                 owner.lose -= 1
                 return None
             return real_upload(src, dest, extra_files=extra_files)
@@ -188,15 +188,25 @@ class _LosingUploads:
         return sandbox
 
 
+# Every upload a trial makes and then runs: the setup script's files, the oracle's solution, the tests.
+LOST_UPLOADS = {
+    "setup": (lambda box: f"{box.layout['logs']}/.env", "setup files uploaded to"),
+    "solution": (lambda box: f"{box.layout['logs']}/.oracle", "oracle solution uploaded to"),
+    "tests": (lambda box: box.layout["tests"], "tests uploaded to"),
+}
+
+
 @pytest.mark.parametrize("backend", WITH_DOCKER)
+@pytest.mark.parametrize("upload", sorted(LOST_UPLOADS))
 @pytest.mark.parametrize(("lost", "failure"), [(1, "none"), (3, "sandbox_error")])
-def test_tests_that_never_reach_the_sandbox_are_uploaded_again_and_never_the_verifiers_fault(tmp_path, backend,
-                                                                                            lost, failure):
+def test_an_upload_that_never_reaches_the_sandbox_is_made_again_and_never_blamed_on_who_ran_it(
+        tmp_path, backend, upload, lost, failure):
+    dest, what = LOST_UPLOADS[upload]
     task_dir = write_task(tmp_path / "tasks")
     config = configuration_from_flags("oracle", None)
     task = load_task(task_dir)
     desc = Description.original(task)
-    losing = _LosingUploads(get_backend(backend), lost)
+    losing = _LosingUploads(get_backend(backend), lost, dest)
     result = run_trial(TrialRequest(run_id="t", execution_key="k-lost", configuration=config, task=task,
                                     description=desc, seed=0, attempt=0, backend=losing,
                                     logs_dir=tmp_path / "logs")).result
@@ -204,6 +214,6 @@ def test_tests_that_never_reach_the_sandbox_are_uploaded_again_and_never_the_ver
     assert losing.lose == 0
     if failure == "none":  # one upload lost, the next one landed: the verdict is the oracle's
         assert result.reward == 1.0
-    else:
+    else:  # never the setup's, the oracle's or the verifier's failure: the sandbox's
         assert result.reward == 0.0
-        assert "never all appeared inside the sandbox" in (result.error or "")
+        assert what in (result.error or "") and "never all appeared inside the sandbox" in (result.error or "")

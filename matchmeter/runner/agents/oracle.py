@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from matchmeter.runner.sandbox.upload_proof import run_uploaded, uploaded_paths
 from matchmeter.runner.steps import step_solution
 from matchmeter.tasks.oracle import stage_oracle
 
@@ -31,16 +32,23 @@ class OracleAgent:
 
     def __init__(self, *, configuration: Configuration, task: TaskSpec) -> None:
         self.configuration, self.task = configuration, task
+        self._solution_paths: list[str] = []
 
     def setup(self, session: AgentSession) -> None:
         # The solution travels through the logs dir, never the tests dir, so "tests absent during the
         # agent phase" stays checkable for every agent. A multi-step task's oracle is staged per step (run).
         if self.task.steps:
             return
+        self._solution_paths = self._upload(session)
+
+    def _upload(self, session: AgentSession) -> list[str]:
+        """Stage the solution and upload it; the paths it put in the sandbox."""
+        dest = f"{session.logs_dir}/.oracle"
         with tempfile.TemporaryDirectory(prefix="mm-oracle-") as tmp:
             solution = Path(tmp) / "solution"
             stage_oracle(self.task, solution)
-            session.sandbox.upload(solution, f"{session.logs_dir}/.oracle")
+            session.sandbox.upload(solution, dest)
+            return uploaded_paths(solution, dest)
 
     def run(self, description: str, session: AgentSession) -> None:
         if self.task.steps:  # the step's own steps/<name>/solution/solve.sh, as Harbor's oracle runs it
@@ -52,5 +60,9 @@ class OracleAgent:
             session.execute(f'd=$(mktemp -d) && echo {packed} | base64 -d | tar -xzf - -C "$d" && bash "$d/solve.sh"; '
                             'rc=$?; rm -rf "$d"; exit $rc', timeout_s=session.task.timeouts.agent_s)
             return
-        session.execute(f'bash "{session.logs_dir}/.oracle/solve.sh"; rc=$?; rm -rf "{session.logs_dir}/.oracle"; exit $rc',
-                        timeout_s=session.task.timeouts.agent_s)
+        # a solution the sandbox lost is uploaded again: never an oracle scored for a file it never had
+        solution = f"{session.logs_dir}/.oracle"
+        run_uploaded(lambda: self._upload(session), self._solution_paths,
+                     lambda proof: session.execute(f'{proof}bash "{solution}/solve.sh"; rc=$?; rm -rf "{solution}"; '
+                                                   'exit $rc', timeout_s=session.task.timeouts.agent_s),
+                     f"oracle solution uploaded to {solution}", uploaded=True)
