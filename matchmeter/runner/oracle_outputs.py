@@ -15,6 +15,7 @@ from pathlib import Path
 
 from matchmeter.errors import MatchmeterError, SandboxError, UserError
 from matchmeter.runner.sandbox import Sandbox, SandboxRequest, get_backend
+from matchmeter.runner.sandbox.upload_proof import run_uploaded, uploaded_paths
 from matchmeter.runner.trial import seed_sandbox
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.oracle import stage_oracle
@@ -54,8 +55,12 @@ def _run(sandbox: Sandbox, task: TaskSpec, max_bytes: int) -> dict[str, str]:
         raise SandboxError(f"setup of {task.id} failed (exit {seeded.exit_code}): {seeded.output.strip()[-200:]}")
     before = sandbox.snapshot([app])
     with tempfile.TemporaryDirectory(prefix="mm-answers-") as tmp:
-        sandbox.upload(stage_oracle(task, Path(tmp) / "solution").parent, f"{logs}/.oracle")
-    sandbox.exec(f'bash "{logs}/.oracle/solve.sh"; rc=$?; rm -rf "{logs}/.oracle"; exit $rc', TIMEOUT_S)
+        solution, dest = stage_oracle(task, Path(tmp) / "solution").parent, f"{logs}/.oracle"
+        # a solution the sandbox lost is uploaded again (upload_proof.py), never answers learned from no solve
+        run_uploaded(lambda: sandbox.upload(solution, dest), uploaded_paths(solution, dest),
+                     lambda proof: sandbox.exec(f'{proof}bash "{dest}/solve.sh"; rc=$?; rm -rf "{dest}"; exit $rc',
+                                                TIMEOUT_S),
+                     f"oracle solution uploaded to {dest}")
     after = sandbox.snapshot([app])
     out = {}
     for path, digest in sorted(after.items()):

@@ -216,4 +216,5 @@ def test_an_upload_that_never_reaches_the_sandbox_is_made_again_and_never_blamed
         assert result.reward == 1.0
     else:  # never the setup's, the oracle's or the verifier's failure: the sandbox's
         assert result.reward == 0.0
-        assert what in (result.error or "") and "never all appeared inside the sandbox" in (result.error or "")
+        assert what in (result.error or "")
+        assert "never all appeared inside the sandbox" in (result.error or "")
