@@ -71,11 +71,13 @@ class Recorder:
 
 
 def _caller() -> str:
-    """The first frame outside the sandbox package and this file: who asked the sandbox."""
+    """The first named frame outside the sandbox package and this file: who asked the sandbox (a lambda handed to
+    upload_proof.run_uploaded counts as the function that wrote it)."""
     frame = sys._getframe(2)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
-        if not module.startswith("matchmeter.runner.sandbox") and module != __name__:
+        if (not module.startswith("matchmeter.runner.sandbox") and module != __name__
+                and frame.f_code.co_name != "<lambda>"):
             return frame.f_code.co_name
         frame = frame.f_back  # type: ignore[assignment]
     return "?"

@@ -288,9 +288,13 @@ def download_nofollow(root: Path, rel: PurePosixPath, dest: Path, limit: int = 6
 
 
 # Hashes protected paths inside the sandbox (where a planted link can only point at the sandbox's own
-# files), skipping links, with a per-file size cap and a total time cap; prints one JSON object.
+# files), skipping links, with a per-file size cap and a total time cap; prints one JSON object, ASCII only. The
+# object is written by hand, not with the json module: importing json (it compiles regexes) was a third of the
+# script's run, and the script runs twice in every trial (benchmarks/trial_breakdown.py). `q` escapes all but
+# printable ASCII as \uXXXX (a pair above the BMP; a lone surrogate from an undecodable name as itself), which
+# json.loads reads back to the same string (tests/runner/test_snapshot_script.py).
 SNAPSHOT_SCRIPT = r"""
-import hashlib, json, os, stat, sys, time
+import hashlib, os, stat, sys, time
 cap, deadline, limit = int(sys.argv[1]), time.monotonic() + float(sys.argv[2]), int(sys.argv[3])
 out = {}
 def one(key, path):
@@ -328,7 +332,21 @@ for given, path in zip(sys.argv[4::2], sys.argv[5::2]):
                     break
     else:
         one(given, path)
-json.dump(out, sys.stdout)
+def q(s):
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    e = []
+    for c in s:
+        n = ord(c)
+        if 32 <= n < 127 and c != '"' and c != "\\":
+            e.append(c)
+        elif n < 0x10000:
+            e.append("\\u%04x" % n)
+        else:
+            n -= 0x10000
+            e.append("\\u%04x\\u%04x" % (0xD800 + (n >> 10), 0xDC00 + (n & 0x3FF)))
+    return '"' + "".join(e) + '"'
+sys.stdout.write("{" + ", ".join(q(k) + ": " + q(v) for k, v in out.items()) + "}")
 """
 
 
@@ -345,7 +363,9 @@ def snapshot_command(paths: Sequence[str], as_uid: int | None = None) -> str:
     script = SNAPSHOT_SCRIPT
     if as_uid is not None:
         script = f"import os\nos.setgroups([]); os.setgid({int(as_uid)}); os.setuid({int(as_uid)})\n" + script
-    return "python3 -I -c " + shlex.quote(script) + " " + " ".join(shlex.quote(a) for a in args)
+    # -I -S: no environment variable, user site or site-packages .pth file (one an agent with root could plant)
+    # runs code in the process whose output says what the agent changed
+    return "python3 -I -S -c " + shlex.quote(script) + " " + " ".join(shlex.quote(a) for a in args)
 
 
 def snapshot(exec_: Callable[[str, float], ExecResult], paths: Sequence[str]) -> dict[str, str]:
