@@ -286,8 +286,10 @@ STOP = frozenset({"the", "and", "any", "anything", "its", "it's", "that", "this"
 def clauses(text: str) -> list[str]:
     """Sentences and list items of the prose, split also at ';' and ':' (a re-punctuated clause is the same clause)."""
     body = re.sub(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+", "\n\n", prose(text).replace("’", "'").replace("‘", "'"))
+    # a code span is one token: "`TOTAL: <amount>` line" is not split at its colon (spaces held as NUL meanwhile)
+    body = BACKTICK.sub(lambda m: m.group(0).replace(" ", "\0"), body)
     parts = re.split(r"(?<=[.!?])(?=\s)(?<!\be\.g\.)(?<!\bi\.e\.)|[;:]\s|\n\s*\n|\s[—–]\s", body)
-    return [" ".join(p.split()) for p in parts if p and p.strip()]
+    return [" ".join(p.split()).replace("\0", " ") for p in parts if p and p.strip()]
 
 
 def key_words(clause: str) -> list[str]:

@@ -9,7 +9,9 @@ differ ("7 days" → "7 hours"). These wider readings apply to the candidate onl
 line" never becomes a number every rewrite must repeat.
 
 A digit value the candidate states and the Original has in no form is a changed number, except where it is
-layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …") or a count of the list that follows it ("these 3 things: …").
+layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …"), a count of the list that follows it ("these 3
+things: …"), the size of one of the Original's lists, or of its blocks in lines ("the two-line text below"), or a
+choice between two of a pair ("keep the higher of the two versions").
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from matchmeter.gate.contract import LIST_ITEM, NUMBER_WORDS, enumerates, numbers_in, plain_number, prose
+from matchmeter.gate.contract import (
+    LIST_ITEM,
+    NUMBER_WORDS,
+    code_blocks,
+    enumerates,
+    numbers_in,
+    plain_number,
+    prose,
+)
 from matchmeter.gate.vocabulary import BACKTICK, stem
 
 ONE = r"(?:one|a single|single|an?|(?:the )?(?:last|past))"
@@ -37,6 +47,9 @@ SENTENCE_ORDINAL = re.compile(r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(" + "|".join(ORDI
                               re.I)
 BOTH = re.compile(r"\b(?:both|either|neither)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?([a-z]+)", re.I)
 TWO = re.compile(r"\b(?:two|2)\s+(?:of\s+)?(?:the\s+)?([a-z]+)", re.I)
+# "keep the higher of the two versions": a choice between two things presupposes the pair, it counts nothing new
+PAIR_CHOICE = re.compile(r"\b(?:(?!number\b|order\b|other\b|under\b|over\b|after\b)[a-z]+er|more [a-z]+|less [a-z]+|better|"
+                         r"worse|either|neither|whichever|each|both) of (?:the |these |those )?$", re.I)
 
 
 def stated(text: str) -> Counter[tuple[str, str]]:
@@ -130,12 +143,17 @@ def new_values(original: str, candidate: str) -> list[str]:
     layout |= {str(n) for n in list_sizes(original)}
     # "both sides" → "the two sides": a 2 the Original says with both/either/neither of the same things
     paired = {stem(m.group(1)) for m in BOTH.finditer(prose(original))}
-    twos = [stem(m.group(1)) for m in TWO.finditer(prose(candidate))]
-    if twos and all(t in paired for t in twos):
+    body = prose(candidate)
+    twos = list(TWO.finditer(body))
+    if twos and all(stem(m.group(1)) in paired or PAIR_CHOICE.search(body[:m.start()]) for m in twos):
         layout.add("2")
+    # "the two-line text below" over the Original's block of two lines: the size of one of its blocks, in lines
+    block_lines = {str(len(b.strip("\n").splitlines())) for b in code_blocks(original) if b.strip()}
     out = []
-    for value, _ in sorted((v, u) for v, u in stated(candidate) if not u.startswith("=") and u != "ordinal"):
+    for value, unit in sorted((v, u) for v, u in stated(candidate) if not u.startswith("=") and u != "ordinal"):
         if value in known or not re.fullmatch(r"\d+(?:\.\d+)?", value) or value in layout:
+            continue
+        if unit == "line" and value in block_lines:
             continue
         if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value, back=True) and not counts_lists):
             continue

@@ -12,18 +12,18 @@ is" holds two); a part that names what it protects by a pronoun ("`x.json` is sh
 protects its referent (contract.referents), and each conjunct of what it protects that has no path or literal
 ("`schema.sql` and the CSV files") is protected too (contract.phrases).
 
-A candidate is read more widely than an Original, for the syntaxes a paraphrase uses for the same
-prohibition (PRESERVED, WITHOUT: "off limits", "read-only", "as is", "no changes to", "without modifying",
-"neither X nor Y may ...", "neither of these may ...", "make sure not to change ...", "kept out of `x`", "has no place
-in `x`"), so a wider reading never adds obligations. A file the Original names bare and the candidate with its
-directory (or the other way round) is the same object (names_object). It keeps an obligation when its
-directive parts (a pronoun part with its clause's and the previous clause's objects and words) protect the
-same objects at least as strongly, and each conjunct by at least half of its words; an object-less
-obligation by at least OBLIGATION_WORDS of its own words, compared stemmed and folded (vocabulary.py), with
-the keep/change family left out of the share (every directive part has it) and "everything else / the rest"
-on both sides or on neither ("everything else in the template" is not "the template"). A matching clause
-that adds a hedge the Original did not have ("where possible", "ideally", "try not to", "if you like")
-weakens it.
+A candidate is read more widely than an Original, for the syntaxes a paraphrase uses for the same prohibition
+(PRESERVED, WITHOUT: "off limits", "read-only", "as is", "no changes to", "without modifying", "neither X nor Y may
+...", "neither of these may ...", "make sure not to change ...", "kept out of `x`", "has no place in `x`";
+NOT_ACCEPTED for "don't just X": "X is not a fix", "X would be misleading", "Y rather than X"), so a wider reading
+never adds obligations. A file the Original names bare and the candidate with its directory (or the other way round)
+is the same object (names_object). It keeps an obligation when its directive parts (a pronoun part with its clause's
+and the previous clause's objects and words, and what its referents' names say) protect the same objects at least as
+strongly, and each conjunct by at least half of its words; an object-less obligation by at least OBLIGATION_WORDS of
+its own words, compared stemmed and folded (vocabulary.py), with the keep/change family left out of the share (every
+directive part has it) and "everything else / the rest" on both sides or on neither ("everything else in the
+template" is not "the template"). A matching clause that adds a hedge the Original did not have ("where possible",
+"ideally", "try not to", "if you like") weakens it.
 """
 
 from __future__ import annotations
@@ -117,10 +117,16 @@ def without_keep_end(part: str) -> str:
     return re.sub(rf"\([^)]*\)|\b{KEEP_END}", " ", part, flags=re.I)
 
 
-# "printing the expected text is not a fix": what a rewrite may say instead of "don't just print it"
-NOT_ACCEPTED = re.compile(r"\b(?:is|are|would be|will be)(?: not|n't) (?:a |an )?(?:valid |acceptable )?(?:fix|solution|"
+# "printing the expected text is not a fix": what a rewrite may say instead of "don't just print it"; the same said
+# as a judgement ("taking the plain median would be misleading", "... and that's not what I want") or as the
+# alternative preferred ("Kaplan-Meier estimates rather than the median", "..., not just the median")
+NOT_ACCEPTED = re.compile(r"\b(?:is|are|would be|will be|'s)(?: not|n't) (?:a |an )?(?:valid |acceptable )?(?:fix|solution|"
                           r"acceptable|allowed|permitted|enough|ok|okay|an option)\b|"
-                          r"\b(?:does not|doesn't|won't|will not|wouldn't|would not) (?:count|do)\b", re.I)
+                          r"\b(?:does not|doesn't|won't|will not|wouldn't|would not) (?:count|do)\b|"
+                          r"\b(?:is|are|would be|will be|'s|'d be) (?:misleading|wrong|incorrect|biased|skewed|a mistake|"
+                          r"not good enough|not what (?:i|we) (?:want|need|asked for|am after|'m after|are after|'re after))\b|"
+                          r"\b(?:would|will) (?:give|produce|yield) (?:a |the )?wrong\b|"
+                          r"\b(?:instead of|rather than|not (?:just|simply|merely|only)|more than (?:just|simply|merely))\b", re.I)
 
 
 def candidate_directive(part: str) -> bool:
@@ -153,19 +159,22 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
             # "..., and neither may `x`": an elliptic part has the strength of the clause's other directive parts
             power = candidate_strength(part) or max((candidate_strength(q) for q in clause_parts if candidate_directive(q)),
                                                     default=2 if keeping else 0)
-            text = part
+            text, names = part, named(part)
             # "Rest of the page: unchanged." — a short label before the colon names what the part keeps
             label = cand_clauses[i - 1] if anaphoric and i and len(cand_clauses[i - 1].split()) <= 8 else ""
             if anaphoric:
                 text = " ".join(cand_clauses[max(0, i - 1):i + 2])
                 if not clause_objects(span):
-                    objects |= {norm_path(o) for o in referents(clause, cand_clauses[i - 1] if i else "")}
+                    found = referents(clause, cand_clauses[i - 1] if i else "")
+                    objects |= {norm_path(o) for o in found}
+                    # "`data/catalog.xml` — don't modify it" says what "the XML file" of the Original says
+                    names |= named(" ".join(f"`{o}`" for o in found))
             if not clause_objects(span) and len(clause.split()) <= 4:  # a heading ("Off limits:", "Do not modify:")
                 items = list(takewhile(lambda c: len(c.split()) <= 6, cand_clauses[i + 1:i + 6]))  # over its list
                 objects |= {norm_path(o) for c in items for o in clause_objects(c)}
                 text = " ".join([text, *items])
             out.append(Protecting(text=clause, objects=objects, words=content_words(text, asides=True),
-                                  named=named(part), strength=power,
+                                  named=names, strength=power,
                                   rest="<rest>" in content_words(part) | content_words(label),
                                   every=bool(EVERY.search(part)) and bool(
                                       EXCEPT.search(" ".join(cand_clauses[i:i + 2]))),

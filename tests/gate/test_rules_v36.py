@@ -1,4 +1,4 @@
-"""Gate rules v3.6 to v3.9: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.10: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
@@ -6,7 +6,9 @@ a sentence; "only that file" kept by the file's name; a structured literal wrapp
 inside a condition is no prohibition; "precisely as displayed"; "Apart from X, …" as the rest; "every character
 …, except `{t}`" for "every other character"; a qualifier in an aside; more newline and hedge forms (v3.8); a
 reason ("since those can't be used") still forbids; "no character different"; a short label before a colon names
-what its part keeps; numbers only ruled out ("not zero, not two") are no new values; "are fine if" (v3.9).
+what its part keeps; numbers only ruled out ("not zero, not two") are no new values; "are fine if" (v3.9). A code span
+with a colon is one token; a file named by a pronoun's referent; "would be misleading" forbids; a block's size in
+lines and "the later of the two" are no new values; "rather than X", "not just X" (v3.10).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -116,6 +118,24 @@ KEPT = [
     # v3.8: a state said by its negated opposite
     ("Squash `feat` into one commit, and leave the working tree clean.",
      "Squash `feat` into one commit; the working tree must not be left dirty."),
+    # v3.10: "`x` — never edit it" names what the Original calls "the log file" by its referent's name
+    ("Summarise `logs/app.log` into `sum.txt`. Don't edit the log file.",
+     "- Source: `logs/app.log` — never edit it.\n- Target: `sum.txt`."),
+    # v3.10: "don't just X" said as a judgement of X
+    ("Rank the teams in `games.csv` by win rate; don't just sort them by total wins.",
+     "Rank the teams in `games.csv` by win rate. Sorting them by total wins would be misleading."),
+    ("Rank the teams in `games.csv` by win rate; don't just sort them by total wins.",
+     "Rank the teams in `games.csv` by win rate. Simply sorting them by total wins is not what I want."),
+    # v3.10: ... or as the alternative preferred
+    ("Rank the teams in `games.csv` by win rate; don't just sort them by total wins.",
+     "Rank the teams in `games.csv` by win rate rather than simply sorting them by total wins."),
+    ("Rank the teams in `games.csv` by win rate; don't just sort them by total wins.",
+     "Rank the teams in `games.csv` by win rate, not just by total wins."),
+    # v3.10: the size of the Original's block, in lines, and a choice between two of a pair count nothing new
+    ("Append the text below to `greet.txt`:\n\n```text\nhello\nworld\nbye\n```\n",
+     "Append this three-line text to `greet.txt`:\n\n```text\nhello\nworld\nbye\n```\n"),
+    ("Merge `a.ini` into `b.ini`. Where both files set the same key, keep the later value.",
+     "Merge `a.ini` into `b.ini`. A key set in both files keeps the later of the two values."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -189,7 +209,6 @@ DROPPED = [
      "drops_prohibition"),
 ]
 
-
 @pytest.mark.parametrize(("original", "candidate"), KEPT, ids=[f"kept-{i}" for i in range(len(KEPT))])
 def test_a_paraphrase_that_keeps_every_requirement_passes(original: str, candidate: str):
     assert reasons(original, candidate) == []
@@ -211,3 +230,19 @@ def test_a_trailing_only_binds_the_words_before_it_and_a_leading_one_the_words_a
 def test_an_originals_count_of_the_block_after_it_is_kept_and_not_excused_as_these():
     original = "Add these two lines to `p.env`:\n\n    A=1\n    B=2\n"
     assert any(r.startswith("changes_number:") for r in reasons(original, original.replace("two", "three")))
+
+
+def test_a_blocks_size_in_lines_is_layout_but_another_size_is_a_changed_number():
+    original = "Append the text below to `greet.txt`:\n\n```text\nhello\nworld\nbye\n```\n"
+    assert reasons(original, original.replace("the text below", "this three-line text")) == []
+    assert "changes_number:new value 2" in reasons(original, original.replace("the text below", "this two-line text"))
+
+
+def test_a_code_span_with_a_colon_is_one_token_so_the_sort_key_after_it_is_read():
+    """v3.10: split at the span's colon, the clause's backticks paired up wrongly and swallowed "sorted by host"."""
+    original = ("Print one `<host>: <count>` line per log file in `logs/` (the host is the file name), sorted by host, "
+                "then a `SUM: <count>` line.")
+    kept = ("For every log file in `logs/` print a line `<host>: <count>`, where the host is the file name. Sort those "
+            "lines by host. After them print a `SUM: <count>` line.")
+    assert reasons(original, kept) == []
+    assert "drops_order:sorted by" in reasons(original, kept.replace(" Sort those lines by host.", ""))
