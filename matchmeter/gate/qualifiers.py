@@ -11,6 +11,12 @@ within a few words of one of those anchor words. The candidate
 is read more widely than the Original ("a single", "only", "verbatim", "as shown", "nothing else" for
 exactness; any order or sort word for order), so a paraphrase that says the same thing another way keeps it.
 
+Three more say what a requirement covers without a number or literal: an edge case ("overrides both, even when
+it sets a value to empty"), bound to the words of the case and kept by "even", "regardless", "also", "included",
+... next to one of them, or by "however old", "no matter how" next to the requirement's words; a thing made empty
+("Create an empty file"), kept by any word of emptiness; and a time bound in words ("returns within a few
+seconds"), kept by any mention of its unit, or of its immediacy for seconds ("right away").
+
 A third kind is the positive keeping requirement, "Keep the existing entries", "keep the changes made in the
 meantime": no prohibition (nothing is "left as it is"), yet dropping it lets a rewrite's reader wipe what is
 there. It counts where what is kept is named as already there (existing, current, already, in the meantime,
@@ -52,6 +58,27 @@ UNIQUE = re.compile(r"\b(?:without (?:any )?duplicates?|no duplicates?|de-?dupli
                     r"unique|distinct)\b", re.I)  # not a bare "once": "once decoded", "Once `start.sh` has run"
 UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|twice|repeat\w*|more than one|several times|"
                          r"single)\b", re.I)
+# an edge case a requirement still covers ("`local.env` wins, even when it sets a value to empty"), bound to the words of
+# the case; a paraphrase says it with "even", "regardless", "also", "too", "including when", ... next to them
+EVEN = re.compile(r"\beven (?:when|if|though|where|whe(?:n|re)ver)\b", re.I)
+EVEN_WIDE = re.compile(r"\b(?:even|regardless|no matter|whether or not|includ\w*|also|too|as well|still|applies|holds)\b", re.I)
+EDGE_WORDS = 3  # content words after "even when" that name the case
+# ... or said as "any case at all" of the requirement: "the two newest logs are always kept, however old"
+ANY_CASE = re.compile(r"\b(?:however [\w-]+|no matter (?:how|what|whether|if|when)|whatever (?:its|their|the)|regardless|"
+                      r"in (?:any|every|all) cases?)\b", re.I)
+# a thing made empty ("Create an empty file in `inbox/`"): a file made with content is another file. Said of the thing
+# anywhere in a paraphrase ("Create the file. It must be empty."), so any mark of emptiness keeps it. An empty line is
+# layout ("write the header, then an empty line"), which a paraphrase may call blank
+EMPTY = re.compile(r"\b(?:creat|mak|add|touch|writ|put|start|initiali[sz])\w*\s+(?:(?:an?|one|the)\s+)?(?:new,?\s+)?"
+                   r"(?:empty|blank)\b(?!\s+lines?\b)", re.I)
+EMPTY_WIDE = re.compile(r"\b(?:empty|no content|nothing in it|zero[- ]length|zero bytes|0 bytes|contentless|blank(?! lines?\b))\b",
+                        re.I)
+# a time bound said in words ("returns within a few seconds"): no digit for the contract, still a bound; a paraphrase
+# keeps it by naming the unit ("within seconds", "a couple of seconds") or, for seconds, by saying it does not wait
+BOUND = re.compile(r"\b(?:within|in|under|after|for|every)\s+(?:a few|a couple(?: of)?|several|a handful of|a matter of)\s+"
+                   r"(?P<unit>second|minute|hour|day|week)s?\b", re.I)
+AT_ONCE = re.compile(r"\b(?:immediately|right away|at once|straight away|quickly|promptly|without (?:blocking|waiting|delay))\b|"
+                     r"(?:\bnot|n't|\bnever) (?:block|hang|wait)", re.I)
 KEEP_EXISTING = re.compile(r"^\W*(?:(?:and|but|so|also|please)\s+)*(?:keep|preserve|retain)\b(?P<what>[^.;:,(]*\b(?:existing|"
                            r"current|already|meantime|original|previous|earlier|other)\b[^.;:,(]*)", re.I)
 KEEPS = re.compile(r"^\W*(?:(?:and|but|so|also|please|then|just)\s+)*(?:you (?:must |should |need to |will |have to )?)?"
@@ -81,9 +108,10 @@ FILLER = frozenset({"as", "this", "these", "those", "the", "a", "an", "one", "wr
 
 @dataclass(frozen=True)
 class Qualifier:
-    family: str  # "exact", "single", "order" or "unique"
+    family: str  # "exact", "single", "order", "unique", "even", "empty" or "bound"
     text: str  # the Original's words, for the reason
     anchor: frozenset[str]  # stems of the words it binds
+    about: frozenset[str] = frozenset()  # "even": the words of the requirement the edge case is of
 
 
 def _tokens(text: str) -> list[tuple[int, int, str]]:
@@ -148,6 +176,14 @@ def qualifiers(original: str) -> tuple[Qualifier, ...]:
         toks = _tokens(clause)
         for family, pattern in (("order", ORDER), ("unique", UNIQUE)):
             out += _windowed(family, pattern, clause, toks)
+        for m in EVEN.finditer(clause):
+            case = _content([t[2] for t in _tokens(_segment(clause, m.start(), m.end())[1])])[:EDGE_WORDS]
+            about = _content([t[2] for t in _tokens(clause[:m.start()])])[-WINDOW:]
+            if case:
+                out.append(Qualifier("even", " ".join(m.group(0).split()), frozenset(case), frozenset(about)))
+        out += [Qualifier("empty", " ".join(m.group(0).split()), frozenset({"empty"})) for m in EMPTY.finditer(clause)]
+        out += [Qualifier("bound", " ".join(m.group(0).split()), frozenset({m.group("unit").lower()}))
+                for m in BOUND.finditer(clause)]
     return tuple(out)
 
 
@@ -166,37 +202,42 @@ def _windowed(family: str, pattern: re.Pattern[str], clause: str, toks: list[tup
 
 
 def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]]) -> bool:
-    """A mark of the qualifier's family near one of its anchor words in some (clause, tokens) of the candidate."""
-    wide = {"order": ORDER_WIDE, "unique": UNIQUE_WIDE}.get(q.family, EXACT_WIDE)
-    windowed = q.family in ("order", "unique")
-    reach = WINDOW if windowed else NEAR
+    """A mark of the qualifier's family near one of its anchor words in some (clause, tokens) of the candidate (a
+    bound: its unit anywhere; emptiness: said anywhere)."""
+    if q.family == "bound":
+        (unit,) = q.anchor
+        said = re.compile(rf"\b{unit}s?\b", re.I)
+        return any(said.search(clause) or (unit == "second" and AT_ONCE.search(clause)) for clause, _ in tokenized)
+    if q.family == "empty":
+        return any(EMPTY_WIDE.search(clause) for clause, _ in tokenized)
+    # what is ordered may stand across a comma: "one line per file, sorted by region"
+    if q.family in ("order", "unique"):
+        return _marked_near(ORDER_WIDE if q.family == "order" else UNIQUE_WIDE, q.anchor, tokenized)
+    if q.family == "even":
+        return _marked_near(EVEN_WIDE, q.anchor, tokenized) or _marked_near(ANY_CASE, q.about, tokenized)
     for k, (clause, toks) in enumerate(tokenized):
-        marks = list(wide.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
+        marks = list(EXACT_WIDE.finditer(clause)) + (list(ONE.finditer(clause)) if q.family == "single" else [])
         marks = [m for m in marks if not _in_name(clause, m)]
         for m in marks:
             first = next((i for i, t in enumerate(toks) if t[1] > m.start()), len(toks))
             last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
-            if windowed:  # what is ordered may stand across a comma: "one line per file, sorted by region"
-                if {t[2] for t in toks[max(0, first - reach):last + reach]} & q.anchor:
-                    return True
-                continue
             # counted in content words within the mark's stretch of the clause: "exactly the contents of `out.txt`"
             # binds `out.txt`, "the text below, joined into a single line" does not bind "text"; the mark binds itself
             left, right = _segment(clause, m.start(), m.end())
             lo, hi = m.start() - len(left), m.end() + len(right)
-            before = _content([t[2] for t in toks[:first] if t[0] >= lo])[-reach:]
+            before = _content([t[2] for t in toks[:first] if t[0] >= lo])[-NEAR:]
             if not before:  # "the block below, byte for byte": a mark that opens its stretch qualifies the one before
-                before = _content([t[2] for t in toks[:first]])[-reach:]
-            after = _content([t[2] for t in toks[last:] if t[1] <= hi])[:reach]
+                before = _content([t[2] for t in toks[:first]])[-NEAR:]
+            after = _content([t[2] for t in toks[last:] if t[1] <= hi])[:NEAR]
             near = set(before) | {t[2] for t in toks[first:last]} | set(after)
             # "Message to commit with (…; every character exactly as shown)": an aside qualifies what it is attached to
             opened = re.search(r"\([^()]*$", clause[:m.start()])
             if opened:
-                near |= set(_content([t[2] for t in toks if t[1] <= opened.start()])[-reach:])
+                near |= set(_content([t[2] for t in toks if t[1] <= opened.start()])[-NEAR:])
             elif re.match(r"[^()]*\)", clause[m.end():]):  # the aside opened in an earlier clause (split at its ';')
                 for prev, ptoks in reversed(tokenized[max(0, k - 3):k]):
                     if (at := prev.rfind("(")) >= 0:
-                        near |= set(_content([t[2] for t in ptoks if t[1] <= at])[-reach:])
+                        near |= set(_content([t[2] for t in ptoks if t[1] <= at])[-NEAR:])
                         break
             if near & q.anchor:
                 return True
@@ -204,6 +245,19 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
             # stretch (the colon before a payload) qualifies the payload, whatever the Original called it
             if (not clause[m.end():].strip(" .") and not left.strip() and q.anchor & PAYLOAD
                     and re.fullmatch(r"exactly|verbatim|precisely|\w+[- ]for[- ]\w+|literally|to the letter", m.group(0), re.I)):
+                return True
+    return False
+
+
+def _marked_near(pattern: re.Pattern[str], words: frozenset[str], tokenized: list[tuple[str, list[tuple[int, int, str]]]]) -> bool:
+    """A mark of the pattern within WINDOW words of one of the words, in some (clause, tokens) of the candidate."""
+    for clause, toks in tokenized:
+        for m in pattern.finditer(clause):
+            if _in_name(clause, m):
+                continue
+            first = next((i for i, t in enumerate(toks) if t[1] > m.start()), len(toks))
+            last = next((i for i, t in enumerate(toks) if t[0] >= m.end()), len(toks))
+            if {t[2] for t in toks[max(0, first - WINDOW):last + WINDOW]} & words:
                 return True
     return False
 

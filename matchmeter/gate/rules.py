@@ -16,7 +16,8 @@ a step list or a prose plan; and must not repeat the Original or an earlier cand
 Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
 `changes_format:jsonl`,
 `drops_prohibition:...`, `weakens_prohibition:...`, `weakens_obligation:where possible: ...`, `drops_scope:...`,
-`drops_qualifier:exactly one argument`, `drops_order:in the original order`, `drops_unique:without duplicates`,
+`drops_qualifier:exactly one argument`, `drops_qualifier:within a few seconds`, `drops_order:in the original order`,
+`drops_unique:without duplicates`,
 `drops_requirement:Keep the existing entries.` (qualifiers.py: a qualifier or keeping requirement the candidate no
 longer states next to what it binds),
 `leaks_reference:git log`, `leaks_answer:69813.66`, `adds_command:ls -lR`, `adds_step_list`,

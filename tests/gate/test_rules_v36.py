@@ -8,7 +8,8 @@ inside a condition is no prohibition; "precisely as displayed"; "Apart from X, â
 reason ("since those can't be used") still forbids; "no character different"; a short label before a colon names
 what its part keeps; numbers only ruled out ("not zero, not two") are no new values; "are fine if" (v3.9). A code span
 with a colon is one token; a file named by a pronoun's referent; "would be misleading" forbids; a block's size in
-lines and "the later of the two" are no new values; "rather than X", "not just X" (v3.10).
+lines and "the later of the two" are no new values; an edge case ("even when ..."), an empty thing made and a time
+bound in words ("within a few seconds") are requirements; "rather than X", "not just X" (v3.10).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -207,7 +208,37 @@ DROPPED = [
     # v3.8: a prohibition beside a condition, not inside it, still counts
     ("If the build fails, report it; you must not edit `Makefile`.", "If the build fails, report it.",
      "drops_prohibition"),
+    # v3.10: an edge case the requirement covers, an empty thing made, a time bound in words: each dropped
+    ("Merge `a.cfg` and `b.cfg` into `c.cfg`; `b.cfg` overrides `a.cfg`, even when it leaves a key blank.",
+     "Merge `a.cfg` and `b.cfg` into `c.cfg`; `b.cfg` overrides `a.cfg`.", "drops_qualifier"),
+    ("Delete dumps older than the cutoff, but keep the newest dump of each database, even if it is older than that.",
+     "Delete dumps older than the cutoff; the newest dump of each database stays.", "drops_qualifier"),
+    ("Add an empty file `pkg/CHANGES` and commit it.", "Add a file `pkg/CHANGES` and commit it.", "drops_qualifier"),
+    ("Write `run.sh`, which starts the job and exits within a couple of minutes.",
+     "Write `run.sh`, which starts the job and exits.", "drops_qualifier"),
+    # v3.10: ... or changed: a bound in another unit is another bound
+    ("Write `run.sh`, which starts the job and exits within a couple of minutes.",
+     "Write `run.sh`, which starts the job and exits within a few hours.", "drops_qualifier"),
 ]
+
+# v3.10: (original, its slip from DROPPED, a paraphrase that keeps what the slip drops in other words)
+SAID_OTHERWISE = [
+    ("Merge `a.cfg` and `b.cfg` into `c.cfg`; `b.cfg` overrides `a.cfg`, even when it leaves a key blank.",
+     "Merge `a.cfg` and `b.cfg` into `c.cfg`; `b.cfg` overrides `a.cfg`.",
+     "Merge `a.cfg` and `b.cfg` into `c.cfg`, `b.cfg` winning over `a.cfg`, a key it leaves blank included."),
+    ("Delete dumps older than the cutoff, but keep the newest dump of each database, even if it is older than that.",
+     "Delete dumps older than the cutoff; the newest dump of each database stays.",
+     "Delete dumps older than the cutoff; the newest dump of each database stays, however old it is."),
+    ("Add an empty file `pkg/CHANGES` and commit it.", "Add a file `pkg/CHANGES` and commit it.",
+     "Add a file `pkg/CHANGES` and commit it. The file must have no content."),
+    ("Write `run.sh`, which starts the job and exits within a couple of minutes.",
+     "Write `run.sh`, which starts the job and exits.",
+     "Write `run.sh`: it starts the job, and it has to exit after a few minutes at most."),
+    ("Write `up.sh`, which starts the server in the background and returns within a few seconds.",
+     "Write `up.sh`, which starts the server in the background.",
+     "Write `up.sh`: it starts the server in the background and must not block."),
+]
+
 
 @pytest.mark.parametrize(("original", "candidate"), KEPT, ids=[f"kept-{i}" for i in range(len(KEPT))])
 def test_a_paraphrase_that_keeps_every_requirement_passes(original: str, candidate: str):
@@ -230,6 +261,13 @@ def test_a_trailing_only_binds_the_words_before_it_and_a_leading_one_the_words_a
 def test_an_originals_count_of_the_block_after_it_is_kept_and_not_excused_as_these():
     original = "Add these two lines to `p.env`:\n\n    A=1\n    B=2\n"
     assert any(r.startswith("changes_number:") for r in reasons(original, original.replace("two", "three")))
+
+
+@pytest.mark.parametrize(("original", "slip", "paraphrase"), SAID_OTHERWISE,
+                         ids=[f"said-otherwise-{i}" for i in range(len(SAID_OTHERWISE))])
+def test_an_edge_case_an_empty_thing_and_a_time_bound_are_kept_in_other_words(original: str, slip: str, paraphrase: str):
+    assert any(r.startswith("drops_qualifier") for r in reasons(original, slip))
+    assert reasons(original, paraphrase) == []
 
 
 def test_a_blocks_size_in_lines_is_layout_but_another_size_is_a_changed_number():
