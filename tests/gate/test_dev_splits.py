@@ -29,6 +29,7 @@ FLOORS = {
     "gate_blind8.jsonl": (52, 55, 0, 60),  # measured blind at v3.7 (48/55, 6/60), worked from for v3.8
     "gate_blind9.jsonl": (53, 55, 0, 60),  # measured blind at v3.8 (52/55, 5/60), worked from for v3.9
     "gate_blind10.jsonl": (55, 55, 0, 60),  # measured blind at v3.9 (52/55, 5/60), worked from for v3.10
+    "gate_blind11.jsonl": (50, 55, 3, 60),  # measured blind at v3.10 and not worked from since
 }
 
 
