@@ -9,9 +9,10 @@ differ ("7 days" → "7 hours"). These wider readings apply to the candidate onl
 line" never becomes a number every rewrite must repeat.
 
 A digit value the candidate states and the Original has in no form is a changed number, except where it is
-layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …"), a count of the list that follows it ("these 3
-things: …"), the size of one of the Original's lists, or of its blocks in lines ("the two-line text below"), or a
-choice between two of a pair ("keep the higher of the two versions").
+layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …", any word that labels a run from 1: "Service 1,
+… Service 2, …"), a count of the list that follows it ("these 3 things: …"), the size of one of the Original's
+lists, or of its blocks in lines ("the two-line text below"), or a choice between two of a pair ("keep the higher of
+the two versions").
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ UNIT_OF = {"week": "week", "weeks": "week", "day": "day", "days": "day", "hour":
            "line": "line", "lines": "line", "file": "file", "files": "file"}
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,]))\((\d{1,2})\)|(?:^|(?<=[\s:;,]))(\d{1,2})\)(?=\s)|"
                         r"\b(?:step|part|stage|phase|task)\s+(\d{1,2})\b|(?m:^[ \t]*(\d{1,2})\.(?=\s))", re.I)
+# "Service 1, **backend** … Service 2, **frontend**", "Output 1: … Output 2: …": a word that heads numbered labels
+LABEL = re.compile(r"\b([A-Za-z]+)\s+(\d{1,2})(?=\s*[,:.)]|\s*\*\*|\s+[—–]\s)")
 SENTENCE_ORDINAL = re.compile(r"(?:^|(?<=[.!?:]\s)|(?<=\n))\s*(" + "|".join(ORDINALS) + r")\b(?=[,:]|\s+(?:step|part|thing|task)\b)",
                               re.I)
 BOTH = re.compile(r"\b(?:both|either|neither)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?([a-z]+)", re.I)
@@ -134,6 +137,10 @@ def new_values(original: str, candidate: str) -> list[str]:
     layout: set[str] = set()
     # "Two things to do. First, … Second, …": ordinals that open sentences enumerate like "(1) …, (2) …"
     marks |= {int(ORDINALS[m.group(1).lower()]) for m in SENTENCE_ORDINAL.finditer(prose(candidate))}
+    labelled: dict[str, set[int]] = {}
+    for m in LABEL.finditer(prose(candidate)):
+        labelled.setdefault(m.group(1).lower(), set()).add(int(m.group(2)))
+    marks |= {n for numbers in labelled.values() if {1, 2} <= numbers for n in numbers}  # one word labels a run
     while len(layout) + 1 in marks and {1, 2} <= marks:  # "(1) …, (2) …": a run from 1 is layout
         layout.add(str(len(layout) + 1))
     # a count of the list after it is layout only where the Original counted no list ("3 files: a, b, c" → "2

@@ -165,7 +165,7 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
             if anaphoric:
                 text = " ".join(cand_clauses[max(0, i - 1):i + 2])
                 if not clause_objects(span):
-                    found = referents(clause, cand_clauses[i - 1] if i else "")
+                    found = referents(clause, naming_clause(cand_clauses, i))
                     objects |= {norm_path(o) for o in found}
                     # "`data/catalog.xml` — don't modify it" says what "the XML file" of the Original says
                     names |= named(" ".join(f"`{o}`" for o in found))
@@ -180,6 +180,13 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
                                       EXCEPT.search(" ".join(cand_clauses[i:i + 2]))),
                                   hedged=bool(HEDGES.search(clause))))
     return out
+
+
+def naming_clause(cand_clauses: list[str], i: int) -> str:
+    """The clause a pronoun of clause i looks back to: the one before, or the one before that where the one before
+    names nothing ("`x.csv`: the readings, one per line (a; b). Don't change it" is split at its ':' and ';')."""
+    before = cand_clauses[max(0, i - 2):i]
+    return next((c for c in reversed(before) if clause_objects(c)), before[-1] if before else "")
 
 
 # a part that starts with one of these gives an order of its own; any other non-directive part may be the first

@@ -1,6 +1,7 @@
 """Qualifiers of requirements: exactness ("exactly one argument", "a single newline", "the original bytes,
-verbatim"), order ("in the original order", "sorted by `sku`", "newest first") and uniqueness ("without
-duplicates", "each contact once"), each bound to what it qualifies.
+verbatim"), order ("in the original order", "sorted by `sku`", "newest first"), uniqueness ("without
+duplicates", "each contact once") and precedence ("a later line for the same key wins over an earlier one"), each
+bound to what it qualifies.
 
 A rewrite that keeps a requirement's words but drops its qualifier asks for less: "keeps exactly one worker
 running" → "keeps a worker running", "every valid entry, in the original order" → "every valid entry". Neither
@@ -9,7 +10,8 @@ words it binds (its anchor: up to two content words after it and one before it, 
 clause; for order, the words around it), and the candidate keeps it when a qualifier of the same family stands
 within a few words of one of those anchor words. The candidate
 is read more widely than the Original ("a single", "only", "verbatim", "as shown", "nothing else" for
-exactness; any order or sort word for order), so a paraphrase that says the same thing another way keeps it.
+exactness; any order or sort word for order; any word of precedence or of which one is kept, "replaces", "the last
+counts", for precedence), so a paraphrase that says the same thing another way keeps it.
 
 Three more say what a requirement covers without a number or literal: an edge case ("overrides both, even when
 it sets a value to empty"), bound to the words of the case and kept by "even", "regardless", "also", "included",
@@ -58,6 +60,12 @@ UNIQUE = re.compile(r"\b(?:without (?:any )?duplicates?|no duplicates?|de-?dupli
                     r"unique|distinct)\b", re.I)  # not a bare "once": "once decoded", "Once `start.sh` has run"
 UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|twice|repeat\w*|more than one|several times|"
                          r"single)\b", re.I)
+# which of two values for one thing counts ("a later line for the same key wins over an earlier one"): bound to the
+# words around it; a paraphrase says it with any word of precedence or of which one is kept next to them
+PRECEDENCE = re.compile(r"\b(?:wins?|wins? out|takes? precedence|prevails?|(?:has|have|gets?) (?:priority|precedence))"
+                        r"(?: over)?\b", re.I)
+PRECEDENCE_WIDE = re.compile(r"\b(?:win\w*|overrid\w*|overrul\w*|overwrit\w*|precedence|prevail\w*|priorit\w*|trump\w*|"
+                             r"replac\w*|supersed\w*|beats?|counts?|later|last|latest|newer|newest|final say)\b", re.I)
 # an edge case a requirement still covers ("`local.env` wins, even when it sets a value to empty"), bound to the words of
 # the case; a paraphrase says it with "even", "regardless", "also", "too", "including when", ... next to them
 EVEN = re.compile(r"\beven (?:when|if|though|where|whe(?:n|re)ver)\b", re.I)
@@ -108,7 +116,7 @@ FILLER = frozenset({"as", "this", "these", "those", "the", "a", "an", "one", "wr
 
 @dataclass(frozen=True)
 class Qualifier:
-    family: str  # "exact", "single", "order", "unique", "even", "empty" or "bound"
+    family: str  # "exact", "single", "order", "unique", "precedence", "even", "empty" or "bound"
     text: str  # the Original's words, for the reason
     anchor: frozenset[str]  # stems of the words it binds
     about: frozenset[str] = frozenset()  # "even": the words of the requirement the edge case is of
@@ -131,7 +139,7 @@ VERBS = frozenset(_stem(w) for w in VERB_WORDS)
 PAYLOAD = frozenset(_stem(w) for w in ("text", "string", "line", "block", "content", "message", "format", "payload",
                                         "bytes", "value"))
 OWN_WORDS = frozenset(_stem(w) for w in ("order", "sort", "sorted", "first", "duplicate", "duplicates", "unique", "distinct",
-                                         "once"))
+                                         "once", "win", "wins", "over", "precedence", "priority", "prevail", "prevails"))
 
 
 def _content(stems: list[str]) -> list[str]:
@@ -174,7 +182,7 @@ def qualifiers(original: str) -> tuple[Qualifier, ...]:
             if anchor:
                 out.append(Qualifier(family, " ".join(clause[m.start():].split()[:5]), frozenset(anchor)))
         toks = _tokens(clause)
-        for family, pattern in (("order", ORDER), ("unique", UNIQUE)):
+        for family, pattern in (("order", ORDER), ("unique", UNIQUE), ("precedence", PRECEDENCE)):
             out += _windowed(family, pattern, clause, toks)
         for m in EVEN.finditer(clause):
             case = _content([t[2] for t in _tokens(_segment(clause, m.start(), m.end())[1])])[:EDGE_WORDS]
@@ -201,6 +209,9 @@ def _windowed(family: str, pattern: re.Pattern[str], clause: str, toks: list[tup
     return out
 
 
+WIDE = {"order": ORDER_WIDE, "unique": UNIQUE_WIDE, "precedence": PRECEDENCE_WIDE}  # the windowed families (_windowed)
+
+
 def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]]) -> bool:
     """A mark of the qualifier's family near one of its anchor words in some (clause, tokens) of the candidate (a
     bound: its unit anywhere; emptiness: said anywhere)."""
@@ -211,8 +222,8 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
     if q.family == "empty":
         return any(EMPTY_WIDE.search(clause) for clause, _ in tokenized)
     # what is ordered may stand across a comma: "one line per file, sorted by region"
-    if q.family in ("order", "unique"):
-        return _marked_near(ORDER_WIDE if q.family == "order" else UNIQUE_WIDE, q.anchor, tokenized)
+    if q.family in WIDE:
+        return _marked_near(WIDE[q.family], q.anchor, tokenized)
     if q.family == "even":
         return _marked_near(EVEN_WIDE, q.anchor, tokenized) or _marked_near(ANY_CASE, q.about, tokenized)
     for k, (clause, toks) in enumerate(tokenized):

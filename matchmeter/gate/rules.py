@@ -5,9 +5,10 @@ number (with its unit) and output format of it, with normalisation (`./x` = `x`,
 quoting, list vs prose, format spellings); once is enough however often the Original repeats it, but a
 differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
 words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
-of its kind (JSON → JSON Lines, one tab → four spaces) are changes. It must keep every prohibition
-obligation and scope statement (obligations.py: by meaning, not layout) and add no hedge that weakens one
-("where possible", "ideally"); must not leak what only the reference solution or the tests know (case- and
+of its kind (JSON → JSON Lines, one tab → four spaces) or a block copied with blank lines added or removed are
+changes. It must keep every prohibition obligation and scope statement (obligations.py: by meaning, not layout)
+and add no hedge that weakens one ("where possible", "ideally", "that works just as well", "isn't something we
+check"); must not leak what only the reference solution or the tests know (case- and
 form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
 the Original did not give (commands.py: in backticks or prose, normalised to tool + arguments); must not add
 a step list or a prose plan; and must not repeat the Original or an earlier candidate. A length outside
@@ -52,6 +53,7 @@ from matchmeter.gate.contract import (
     changed_formats,
     clause_objects,
     clauses,
+    code_blocks,
     enumerates,
     extract_contract,
     formats_in,
@@ -222,6 +224,22 @@ def _embedded(literal: str, candidate: str, original: str) -> bool:
         any(literal in s for s in spans)
 
 
+def _block_lines(block: str) -> list[str]:
+    return [line.strip() for line in block.strip("\n").splitlines()]
+
+
+def reblanked_block(original: str, candidate: str) -> bool:
+    """A block of the Original the candidate copies line for line but with blank lines added or removed: an empty
+    line of a block is content ("subject, empty line, body" run together is another commit message)."""
+    copies = [_block_lines(b) for b in code_blocks(candidate)]
+    for block in code_blocks(original):
+        lines = _block_lines(block)
+        text = [line for line in lines if line]
+        if len(text) >= 2 and any([line for line in copy if line] == text and copy != lines for copy in copies):
+            return True
+    return False
+
+
 def keeps_contract(original: str, candidate: str) -> RuleResult:
     """Every path, literal, number (with its unit) and format of the contract is in the candidate. A literal
     or number need be there once, however often the Original repeats it (a merged sentence names it once),
@@ -247,6 +265,8 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     cand_formats = set(formats_in(candidate))
     reasons += [f"drops_literal:format:{i.text}" for i in contract.of_kind("format") if i.norm not in cand_formats]
     reasons += [f"changes_format:{f}" for f in changed_formats(original, candidate)]
+    if reblanked_block(original, candidate):
+        reasons.append("changes_format:blank lines of a block")
     # line endings are layout the checker reads byte for byte: "each ending with a newline" dropped is a format dropped
     if NEWLINE.search(prose(original)) and not NEWLINE.search(prose(candidate)):
         reasons.append("drops_literal:format:newline")

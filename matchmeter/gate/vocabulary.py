@@ -54,7 +54,15 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"is fine|works|should do|you like)|not too much trouble|"
                     r"(?:it's|it is|that's|that is|it'll be|it will be) (?:fine|ok|okay|acceptable|alright|no problem) if|"
                     r"(?:when|where) (?:it'?s|it is) (?:easy|simple|convenient|clear)|either (?:\w+ )?(?:will do|is fine|works)|"
-                    r"(?:are|is|would be|will be) (?:also |equally |perfectly )?(?:fine|acceptable|ok|okay)(?=\s*[.;)]|\s+if\b))\b",
+                    r"(?:are|is|would be|will be) (?:also |equally |perfectly )?(?:fine|acceptable|ok|okay)(?=\s*[.;)]|\s+if\b)|"
+                    # the alternative allowed ("if it ends up expanded, that works just as well") or the requirement
+                    # said to go unchecked ("whether it has one isn't something we check"): a requirement made optional
+                    r"(?:just|equally) as (?:well|good|fine|acceptable)|"
+                    r"(?:(?:is|are)(?: not|n't)|will not be|won't be) (?:checked|verified|enforced)|"
+                    r"(?:is|are|'s)(?: not|n't) (?:something|anything) (?:we|i|anyone|anybody|the [\w-]+) "
+                    r"(?:check|verif|enforce|test|look)\w*|"
+                    r"(?:we|i|the (?:checker|tests?|grader|verifier)) (?:don't|doesn't|do not|does not|won't|will not|never) "
+                    r"(?:check|verify|enforce|test|look at)|(?:nobody|no one) (?:checks|verifies|enforces))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",

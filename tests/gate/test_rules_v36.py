@@ -1,4 +1,4 @@
-"""Gate rules v3.6 to v3.10: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.11: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
@@ -9,7 +9,10 @@ reason ("since those can't be used") still forbids; "no character different"; a 
 what its part keeps; numbers only ruled out ("not zero, not two") are no new values; "are fine if" (v3.9). A code span
 with a colon is one token; a file named by a pronoun's referent; "would be misleading" forbids; a block's size in
 lines and "the later of the two" are no new values; an edge case ("even when ..."), an empty thing made and a time
-bound in words ("within a few seconds") are requirements; "rather than X", "not just X" (v3.10).
+bound in words ("within a few seconds") are requirements; "rather than X", "not just X" (v3.10). One word
+labelling a run from 1 ("Job 1: … Job 2: …") is layout; a pronoun looks past a clause that names nothing; "works just
+as well" and "isn't checked" are hedges; a block's blank lines are content; which of two values wins is a qualifier
+(v3.11).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -137,6 +140,17 @@ KEPT = [
      "Append this three-line text to `greet.txt`:\n\n```text\nhello\nworld\nbye\n```\n"),
     ("Merge `a.ini` into `b.ini`. Where both files set the same key, keep the later value.",
      "Merge `a.ini` into `b.ini`. A key set in both files keeps the later of the two values."),
+    # v3.11: one word labelling a run from 1 is layout, like "Step 1: … Step 2: …"
+    ("Build the site from `src/` into `out/`, then zip `out/` into `site.zip`.",
+     "Job 1: build the site from `src/` into `out/`. Job 2: zip `out/` into `site.zip`."),
+    ("Count the errors in `a.log` and in `b.log` and write both counts to `errors.txt`.",
+     "**Log 1**, `a.log`, and **log 2**, `b.log`: count the errors in each and write both counts to `errors.txt`."),
+    # v3.11: a pronoun looks past a clause that names nothing to the one before it (split at its ':' or ';')
+    ("Summarise `data/visits.tsv` into `report.md`. Don't touch `data/visits.tsv`.",
+     "Source: `data/visits.tsv`, one visit per row (tab-separated; no header). Never touch it.\n\nTarget: `report.md`."),
+    ("Summarise `data/visits.tsv` into `report.md`. Don't touch `data/visits.tsv`.",
+     "**Input.** `data/visits.tsv`: the visits, one per row, with their timestamps. Leave it unmodified.\n\n"
+     "**Output.** `report.md`."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -219,6 +233,23 @@ DROPPED = [
     # v3.10: ... or changed: a bound in another unit is another bound
     ("Write `run.sh`, which starts the job and exits within a couple of minutes.",
      "Write `run.sh`, which starts the job and exits within a few hours.", "drops_qualifier"),
+    # v3.11: hedges that allow the alternative or say the requirement goes unchecked
+    ("Print the totals in `sum.txt` in cents.", "Print the totals in `sum.txt` in cents; whole euros work just as well.",
+     "weakens_obligation"),
+    ("Name every output file in lower case.", "Name every output file in lower case, though the case isn't checked.",
+     "weakens_obligation"),
+    ("Write the ids to `ids.txt`, one per line, each followed by a newline.",
+     "Write the ids to `ids.txt`, one per line, each followed by a newline; the tests don't check the final one.",
+     "weakens_obligation"),
+    # v3.11: a block copied line for line with a blank line removed or added
+    ("Write this note to `NOTE`:\n\n```text\nTitle\n\nBody text here.\n```\n",
+     "Write this note to `NOTE`:\n\n```text\nTitle\nBody text here.\n```\n", "changes_format:blank lines"),
+    ("Write this note to `NOTE`:\n\n```text\nTitle\nBody text here.\n```\n",
+     "Write this note to `NOTE`:\n\n```text\nTitle\n\nBody text here.\n```\n", "changes_format:blank lines"),
+    # v3.11: which of two values counts, dropped
+    ("Load `rules.txt`; when a rule is listed twice, the last occurrence wins.", "Load `rules.txt`.", "drops_qualifier"),
+    ("Merge `x.json` into `y.json`; for a key in both, the value from `x.json` takes precedence.",
+     "Merge `x.json` into `y.json`.", "drops_qualifier"),
 ]
 
 # v3.10: (original, its slip from DROPPED, a paraphrase that keeps what the slip drops in other words)
@@ -237,6 +268,12 @@ SAID_OTHERWISE = [
     ("Write `up.sh`, which starts the server in the background and returns within a few seconds.",
      "Write `up.sh`, which starts the server in the background.",
      "Write `up.sh`: it starts the server in the background and must not block."),
+    # v3.11: which of two values counts, said with another word of precedence or of which one is kept
+    ("Load `rules.txt`; when a rule is listed twice, the last occurrence wins.", "Load `rules.txt`.",
+     "Load `rules.txt`; a rule listed twice counts in its last occurrence."),
+    ("Merge `x.json` into `y.json`; for a key in both, the value from `x.json` takes precedence.",
+     "Merge `x.json` into `y.json`.",
+     "Merge `x.json` into `y.json`; for a key in both, the value from `x.json` replaces the other."),
 ]
 
 
