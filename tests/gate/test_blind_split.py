@@ -1,10 +1,10 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
 gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7,
-gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9, gate_blind10.jsonl blind-v10, gate_blind11.jsonl blind-v11) are
-pinned and well-formed. This checks structure only: it never runs the gate, so nothing here can be tuned against the
-splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The
-blind split v5", "The blind split v6", "The blind split v7", "The blind split v8", "The blind split v9", "The blind split
-v10" and "The blind split v11")."""
+gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9, gate_blind10.jsonl blind-v10, gate_blind11.jsonl blind-v11,
+gate_blind12.jsonl blind-v12) are pinned and well-formed. This checks structure only: it never runs the gate, so nothing
+here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split
+v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7", "The blind split v8", "The
+blind split v9", "The blind split v10", "The blind split v11" and "The blind split v12")."""
 
 from __future__ import annotations
 
@@ -119,7 +119,13 @@ V11 = Split("blind-v11", "gate_blind11", "l",
              "4e8c329dd3a86e4a5764f0b707d099fbf2542fbb3628c62ed4af0533ef85908e"), 145, 60,
             {"terminal": 31, "skills": 30, "data-analysis": 20, "quoting": 64},
             {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11], ids=lambda s: s.origin)
+# v12, like v3-v11, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V12 = Split("blind-v12", "gate_blind12", "m",
+            ("69f2899b0a332b24c528203b8b459edddd144c6ab78f592707bea2e6ac67fbfc",
+             "43cdfce23d98e66f8945e69f953642669af5d53372ef8453ff2cad56877b406b"), 145, 60,
+            {"terminal": 24, "skills": 32, "data-analysis": 32, "quoting": 57},
+            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12], ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
