@@ -30,6 +30,7 @@ FLOORS = {
     "gate_blind9.jsonl": (53, 55, 0, 60),  # measured blind at v3.8 (52/55, 5/60), worked from for v3.9
     "gate_blind10.jsonl": (55, 55, 0, 60),  # measured blind at v3.9 (52/55, 5/60), worked from for v3.10
     "gate_blind11.jsonl": (54, 55, 0, 60),  # measured blind at v3.10 (50/55, 3/60), worked from for v3.11
+    "gate_blind12.jsonl": (51, 55, 2, 60),  # measured blind at v3.11 and not worked from since
 }
 
 
