@@ -12,7 +12,7 @@ A digit value the candidate states and the Original has in no form is a changed 
 layout: an inline enumerator ("(1) …, (2) …", "Step 1: … Step 2: …", any word that labels a run from 1: "Service 1,
 … Service 2, …"), a count of the list that follows it ("these 3 things: …"), the size of one of the Original's
 lists, or of its blocks in lines ("the two-line text below"), or a choice between two of a pair ("keep the higher of
-the two versions").
+the two versions"), or a code the article makes a noun ("a 404 on the home page").
 """
 
 from __future__ import annotations
@@ -130,6 +130,21 @@ def only_ruled_out(candidate: str, value: str) -> bool:
     return bool(hits) and all(RULED_OUT.search(body[max(0, m.start() - 12):m.start()]) for m in hits)
 
 
+# "a 404 on the home page", "a 500 from the API": a number the article makes a noun names a code, it is no amount; one that
+# a unit or a noun it counts follows ("a 30 second wait", "a 50-row limit") is still a value
+NAMED_BY_ARTICLE = re.compile(r"\ban?\s+$", re.I)
+AFTER_NAME = re.compile(r"\s*(?:[.,;:!?)]|$)|\s+(?:on|in|at|from|for|when|while|with|after|before|error|errors|response|"
+                        r"responses|status|page|code)\b", re.I)
+
+
+def named_by_article(candidate: str, value: str) -> bool:
+    """Every mention of the value is a name the article gives ("a 404 on the home page"), not an amount."""
+    body = prose(candidate)
+    hits = list(re.finditer(rf"(?<![\w.]){re.escape(value)}(?![\w-]|\.\d)", body))
+    return bool(hits) and all(NAMED_BY_ARTICLE.search(body[max(0, m.start() - 4):m.start()]) and
+                              AFTER_NAME.match(body[m.end():]) for m in hits)
+
+
 def new_values(original: str, candidate: str) -> list[str]:
     """Digit values of the candidate that the Original has in no form and that are not layout."""
     known, flat = known_values(original), " ".join(original.split())
@@ -164,7 +179,7 @@ def new_values(original: str, candidate: str) -> list[str]:
             continue
         if re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", flat) or (enumerates(candidate, value, back=True) and not counts_lists):
             continue
-        if only_ruled_out(candidate, value):
+        if only_ruled_out(candidate, value) or (not unit and named_by_article(candidate, value)):
             continue
         out.append(value)
     # a value inside a code span the Original does not have: `{"median": 21.35}` states 21.35 as much as prose does

@@ -4,7 +4,7 @@ A prohibition is directive, addressed to the agent: an imperative negation at th
 ("Don't touch ...", "never ...", "whatever you do, don't ..."), a negated modal ("X must not change",
 "is not to be touched", "may not", "try not to"), a keeping statement ("leave / keep / stay / remain /
 preserve / retain X as it is, unchanged, untouched, alone, intact, out of ...") or "nothing else / no other
-/ the rest ... change(s)". A descriptive negation is not one: "a closed store has no row that day",
+/ the rest / the remainder ... change(s)". A descriptive negation is not one: "a closed store has no row that day",
 "people don't always type it the same way", "no quotes or escapes are processed", "readings without a value".
 
 Each directive part of an Original clause is one obligation (a clause "Don't change X, and leave Y as it

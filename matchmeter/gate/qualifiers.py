@@ -24,6 +24,13 @@ meantime": no prohibition (nothing is "left as it is"), yet dropping it lets a r
 there. It counts where what is kept is named as already there (existing, current, already, in the meantime,
 original, previous, other), and is kept by any candidate part that protects (a prohibition, a keeping
 statement, "keep ...", "... stay", "without losing ...") at least half of its words.
+
+A fourth is the exclusion, a short statement of what to leave out of a result ("Rows without a date are
+noise; skip them", "Ignore the archived projects"): dropping it widens what is counted. It is kept by any
+candidate clause (or two consecutive ones) with a word that leaves out, limits or negates ("only", "without",
+"not", "except", "skip", ...) and at least half of the words of what is left out (for a pronoun, "skip them",
+the words of the clause before). A long clause with an aside ("one row per reading (skip the missing ones)") is
+a requirement of its own and not read as one.
 """
 
 from __future__ import annotations
@@ -60,6 +67,11 @@ UNIQUE = re.compile(r"\b(?:without (?:any )?duplicates?|no duplicates?|de-?dupli
                     r"unique|distinct)\b", re.I)  # not a bare "once": "once decoded", "Once `start.sh` has run"
 UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|twice|repeat\w*|more than one|several times|"
                          r"single)\b", re.I)
+# "don't bother deduplicating", "no need to de-dupe", "without deduplicating": a clause that lets de-duplication go
+# allows repeats, whatever other uniqueness word it has ("a repeated tag is harmless, so don't bother deduplicating");
+# a negated duplicate ("must not be duplicated") still asks for uniqueness
+DEDUP_LET_GO = re.compile(r"\b(?:don't|do not|needn't|need not|no need to|not|never|without)\s+(?:[\w-]+\s+){0,2}"
+                          r"de-?dup\w*", re.I)
 # which of two values for one thing counts ("a later line for the same key wins over an earlier one"): bound to the
 # words around it; a paraphrase says it with any word of precedence or of which one is kept next to them
 PRECEDENCE = re.compile(r"\b(?:wins?|wins? out|takes? precedence|prevails?|(?:has|have|gets?) (?:priority|precedence))"
@@ -221,6 +233,8 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
         return any(said.search(clause) or (unit == "second" and AT_ONCE.search(clause)) for clause, _ in tokenized)
     if q.family == "empty":
         return any(EMPTY_WIDE.search(clause) for clause, _ in tokenized)
+    if q.family == "unique":
+        tokenized = [(clause, toks) for clause, toks in tokenized if not DEDUP_LET_GO.search(clause)]
     # what is ordered may stand across a comma: "one line per file, sorted by region"
     if q.family in WIDE:
         return _marked_near(WIDE[q.family], q.anchor, tokenized)
@@ -312,3 +326,36 @@ def dropped_keeping(original: str, candidate: str) -> list[str]:
         if not any(STATE_WORDS[state].search(text) and len(words & found) * 2 >= len(words) for found, text in said):
             dropped.append(" ".join(m.group(0).split()))
     return dropped
+
+
+# "leave them out", "exclude the drafts", "skip", "ignore", "omit", "disregard", "don't count": what to leave out
+EXCLUDES = re.compile(r"\b(?:leave (?:[\w-]+ ){0,3}out|left out|exclud\w*|omit\w*|skip\w*|ignor\w*|disregard\w*|"
+                      r"(?:don't|do not) count)\b", re.I)
+# a paraphrase leaves out with any word that excludes, limits or negates ("only orders with a total count")
+EXCLUDES_WIDE = re.compile(r"\b(?:leave|left|out|exclud\w*|omit\w*|skip\w*|ignor\w*|disregard\w*|drop\w*|filter\w*|"
+                           r"discard\w*|only|without|except\w*|not|no|never|none)\b|n't\b", re.I)
+EXCLUSION_WORDS = 12  # longer, the exclusion is an aside of another requirement
+
+
+def exclusions(original: str) -> list[tuple[str, set[str]]]:
+    """(text, words of what is left out) of each short exclusion statement of the Original (module docstring)."""
+    out = []
+    found = clauses(original)
+    for i, clause in enumerate(found):
+        for part in parts(clause):
+            if not EXCLUDES.search(part) or len(part.split()) > EXCLUSION_WORDS:
+                continue
+            words = content_words(EXCLUDES.sub(" ", part)) - FAMILY  # what is left out, without the verb
+            if len(words) < 2 and i:  # "leave them out": what it leaves out is named in the clause before
+                words |= content_words(found[i - 1]) - FAMILY
+            if words:
+                out.append((" ".join(part.split()), words))
+    return out
+
+
+def dropped_exclusions(original: str, candidate: str) -> list[str]:
+    """The Original's exclusions that no candidate clause (or two consecutive ones) states."""
+    cand = clauses(candidate)
+    stretches = [" ".join(cand[i:i + 2]) for i in range(len(cand))]
+    said = [content_words(text, asides=True) for text in stretches if EXCLUDES_WIDE.search(text)]
+    return [text for text, words in exclusions(original) if not any(len(words & have) * 2 >= len(words) for have in said)]

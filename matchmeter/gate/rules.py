@@ -5,22 +5,22 @@ number (with its unit) and output format of it, with normalisation (`./x` = `x`,
 quoting, list vs prose, format spellings); once is enough however often the Original repeats it, but a
 differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
 words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
-of its kind (JSON → JSON Lines, one tab → four spaces) or a block copied with blank lines added or removed are
-changes. It must keep every prohibition obligation and scope statement (obligations.py: by meaning, not layout)
-and add no hedge that weakens one ("where possible", "ideally", "that works just as well", "isn't something we
-check"); must not leak what only the reference solution or the tests know (case- and
+of its kind (JSON → JSON Lines, one tab → four spaces) or a block copied with blank lines added or removed (or
+its lines told to be joined into one) are changes. It must keep every prohibition obligation and scope statement
+(obligations.py: by meaning, not layout) and add no hedge that weakens one ("where possible", "ideally", "that
+works just as well", "isn't something we check"); must not leak what only the reference solution or the tests know (case- and
 form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
 the Original did not give (commands.py: in backticks or prose, normalised to tool + arguments); must not add
 a step list or a prose plan; and must not repeat the Original or an earlier candidate. A length outside
 0.8×–3× of the Original's is a warning shown to the judge, not a rejection (a terse paraphrase is fine).
 
 Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
-`changes_format:jsonl`,
+`changes_format:jsonl`, `changes_format:lines of a block joined`,
 `drops_prohibition:...`, `weakens_prohibition:...`, `weakens_obligation:where possible: ...`, `drops_scope:...`,
 `drops_qualifier:exactly one argument`, `drops_qualifier:within a few seconds`, `drops_order:in the original order`,
 `drops_unique:without duplicates`,
-`drops_requirement:Keep the existing entries.` (qualifiers.py: a qualifier or keeping requirement the candidate no
-longer states next to what it binds),
+`drops_requirement:Keep the existing entries.`, `drops_requirement:skip them.` (qualifiers.py: a qualifier, keeping
+requirement or exclusion the candidate no longer states next to what it binds),
 `leaks_reference:git log`, `leaks_answer:69813.66`, `adds_command:ls -lR`, `adds_step_list`,
 `duplicate_candidate:original`. The gate may read the task's solution and tests, and run its oracle in a
 sandbox the caller provides (answers.py), to detect leaks; the rewriter never sees them.
@@ -64,7 +64,7 @@ from matchmeter.gate.contract import (
 )
 from matchmeter.gate.numbers import new_values, stated, unstated
 from matchmeter.gate.obligations import kept, named, new_hedges, protecting
-from matchmeter.gate.qualifiers import dropped_keeping, dropped_qualifiers
+from matchmeter.gate.qualifiers import dropped_exclusions, dropped_keeping, dropped_qualifiers
 from matchmeter.gate.vocabulary import BACKTICK, FAMILY, HEDGES, content_words, stem
 from matchmeter.schema import TaskSpec
 from matchmeter.tasks.loader import verify_support_files
@@ -240,6 +240,18 @@ def reblanked_block(original: str, candidate: str) -> bool:
     return False
 
 
+# "store the two lines as one", "joined into a single line": a block's lines told to be run together
+JOINED_LINES = re.compile(r"\b(?:join|merg|collaps|combin|concatenat|flatten)\w*\b[^.;]{0,40}?\b(?:into|as|on(?:to)?) "
+                          r"(?:one|a single) line\b|\blines\b[^.;]{0,20}?\b(?:as|into) (?:one|a single)\b(?! of\b)", re.I)
+
+
+def joins_block_lines(original: str, candidate: str) -> bool:
+    """The candidate asks to run the lines of one of the Original's multi-line blocks into one line, which the Original
+    does not: its lines are content as much as its characters are (a two-line text joined is another text)."""
+    multi_line = any(len([line for line in _block_lines(b) if line]) >= 2 for b in code_blocks(original))
+    return multi_line and bool(JOINED_LINES.search(_flat(prose(candidate)))) and not JOINED_LINES.search(_flat(prose(original)))
+
+
 def keeps_contract(original: str, candidate: str) -> RuleResult:
     """Every path, literal, number (with its unit) and format of the contract is in the candidate. A literal
     or number need be there once, however often the Original repeats it (a merged sentence names it once),
@@ -267,6 +279,8 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     reasons += [f"changes_format:{f}" for f in changed_formats(original, candidate)]
     if reblanked_block(original, candidate):
         reasons.append("changes_format:blank lines of a block")
+    if joins_block_lines(original, candidate):
+        reasons.append("changes_format:lines of a block joined")
     # line endings are layout the checker reads byte for byte: "each ending with a newline" dropped is a format dropped
     if NEWLINE.search(prose(original)) and not NEWLINE.search(prose(candidate)):
         reasons.append("drops_literal:format:newline")
@@ -306,7 +320,8 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
     reasons += [f"weakens_obligation:{h}" for h in new_hedges(original, candidate)]
     reasons += [f"drops_{q.family if q.family in ('order', 'unique') else 'qualifier'}:{q.text[:60]}"
                 for q in dropped_qualifiers(original, candidate)]
-    reasons += [f"drops_requirement:{text[:60]}" for text in dropped_keeping(original, candidate)]
+    reasons += [f"drops_requirement:{text[:60]}" for text in dropped_keeping(original, candidate) +
+                dropped_exclusions(original, candidate)]
     return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 

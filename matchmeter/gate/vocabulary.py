@@ -17,7 +17,7 @@ KEEP_END = (r"(?:alone|unchanged|untouched|unmodified|outside|in (?:its|their) (
             r"(?:exactly|precisely) as|in place|intact|the same|out of|byte for byte|as written|off limits)")
 KEEPING = re.compile(rf"\b{KEEP_VERB}\b(?:[^.;:\n]|\.(?=[\w/]))*?\b{KEEP_END}", re.I)
 CHANGE = r"(?:chang|modif|alter|touch|edit|delet|remov|rewrit|drop|renam|mov)\w*"
-REST_KEPT = re.compile(rf"\b(?:nothing else|no other|everything else|the rest|nothing)\b(?:[^.;\n]|\.(?=\w))*?\b(?:{CHANGE}|stays?|remains?)",
+REST_KEPT = re.compile(rf"\b(?:nothing else|no other|everything else|the rest|the remainder|all else|nothing)\b(?:[^.;\n]|\.(?=\w))*?\b(?:{CHANGE}|stays?|remains?)",
                        re.I)
 MODAL_NOT = re.compile(r"\b(?:must not|mustn't|must never|should not|shouldn't|should never|may not|cannot|can't|"
                        r"(?:is|are) not to be|not allowed|no need to|try not to|is not to|are not to|(?:neither|nor) (?:may|must|should|can))\b", re.I)
@@ -45,7 +45,7 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"as closely? as (?:is )?(?:practical|possible|practicable|reasonable|you can|feasible)|"
                     r"i reckon|maybe|perhaps|possibly|whichever you (?:prefer|like|choose)|either (?:is|way is) fine|"
                     r"(?:whatever|whichever|any(?:thing|one)?|the (?:latest|first|last|closest|nearest) one) you can find|"
-                    r"(?:is|are|would be) (?:fine|good enough|ok|okay) (?:too|as well)|"
+                    r"(?:is|are|would be) (?:fine|good enough|ok|okay|acceptable|alright) (?:too|as well)|"
                     r"along (?:these|those|the same|similar) lines|something (?:close|similar) to|"
                     r"or something (?:like|similar|close)|give or take|or so|as far as i (?:remember|recall)|"
                     r"i (?:may|might|could) (?:have|be) (?:\w+ )?(?:wrong|off|mistaken)|"
@@ -103,9 +103,10 @@ def stem(word: str) -> str:
     return w
 
 
-# "everything else", "nothing else", "every other", "the rest", "the remaining": one word, however it is said
+# "everything else", "nothing else", "every other", "the rest", "the remainder", "the remaining": one word, however it
+# is said
 REST = re.compile(r"\b(?:(?:every|any|no|all|some|each)(?:thing|one)?\s+(?:else|other)|nothing else|all the other|the rest|"
-                  r"nothing (?:except|but|other than|apart from|besides)|(?:all |any )?remaining|rest of|"
+                  r"nothing (?:except|but|other than|apart from|besides)|(?:all |any )?remaining|rest of|the remainder|remainder of|all else|"
                   r"(?:every|all|any|each)(?= [\w-]+ (?:other than|except|but|besides|apart from))|"
                   r"(?:apart from|except for|besides) (?:the |that |this |its |your )?[\w-]+(?: [\w-]+)?(?= nothing)|(?<![\w-] )other(?= (?:\w+ )?(?:settings?|files?|lines?|"
                   r"entries|keys?|values?|fields?|rows?|columns?|branch(?:es)?|parts?|characters?|sections?|tables?|records?|"

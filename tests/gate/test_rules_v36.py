@@ -1,4 +1,4 @@
-"""Gate rules v3.6 to v3.11: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.12: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
@@ -12,7 +12,9 @@ lines and "the later of the two" are no new values; an edge case ("even when ...
 bound in words ("within a few seconds") are requirements; "rather than X", "not just X" (v3.10). One word
 labelling a run from 1 ("Job 1: … Job 2: …") is layout; a pronoun looks past a clause that names nothing; "works just
 as well" and "isn't checked" are hedges; a block's blank lines are content; which of two values wins is a qualifier
-(v3.11).
+(v3.11). "The remainder" is the rest; a number the article makes a noun ("a 500 from the API") names a code; "is
+acceptable too" is a hedge; a clause that lets de-duplication go keeps no uniqueness; a block's lines told to be
+joined into one are a changed format; a short exclusion ("skip them", "ignore X") is a requirement (v3.12).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -151,6 +153,16 @@ KEPT = [
     ("Summarise `data/visits.tsv` into `report.md`. Don't touch `data/visits.tsv`.",
      "**Input.** `data/visits.tsv`: the visits, one per row, with their timestamps. Leave it unmodified.\n\n"
      "**Output.** `report.md`."),
+    # v3.12: "the remainder" says "the rest"
+    ("Reformat the table at the top of the README. Nothing else in the README should be edited.",
+     "Reformat the table at the top of the README; the remainder of the README must not be edited."),
+    ("Bump the version in `VERSION`. Everything else in the repository stays as it is.",
+     "Bump the version in `VERSION`. The remainder of the repository must not be modified."),
+    # v3.12: a number the article makes a noun names a code (background), not an amount
+    ("Find why `fetch.py` fails on some hosts and fix it.",
+     "Last night a 503 from one mirror broke the nightly job. Find why `fetch.py` fails on some hosts and fix it."),
+    ("Repair the redirects in `nginx/site.conf`.",
+     "Users keep getting a 301 when they open old pages. Repair the redirects in `nginx/site.conf`."),
 ]
 
 # (original, unfaithful candidate, the reason's prefix)
@@ -250,6 +262,34 @@ DROPPED = [
     ("Load `rules.txt`; when a rule is listed twice, the last occurrence wins.", "Load `rules.txt`.", "drops_qualifier"),
     ("Merge `x.json` into `y.json`; for a key in both, the value from `x.json` takes precedence.",
      "Merge `x.json` into `y.json`.", "drops_qualifier"),
+    # v3.12: the alternative allowed with "acceptable too"
+    ("Round every price in `p.csv` to two decimals, half up.",
+     "Round every price in `p.csv` to two decimals, half up; rounding half to even is acceptable too.",
+     "weakens_obligation"),
+    # v3.12: de-duplication let go, whatever uniqueness word the clause still has
+    ("Collect the e-mail addresses of `crm/` into `mails.txt`, with no duplicates.",
+     "Collect the e-mail addresses of `crm/` into `mails.txt` (a repeated address does no harm, so no need to dedupe).",
+     "drops_unique"),
+    ("Gather the labels of `issues.json` into `labels.txt`, each label once.",
+     "Gather the labels of `issues.json` into `labels.txt`; don't bother de-duplicating the labels.", "drops_unique"),
+    # v3.12: a block's lines told to be run together
+    ("Set the footer in `site.yml` to this text:\n\n```text\nMade by us\nAll rights reserved\n```\n",
+     "Set the footer in `site.yml` to this text, with its lines joined into a single line:\n\n"
+     "```text\nMade by us\nAll rights reserved\n```\n", "changes_format:lines of a block joined"),
+    ("Write this greeting to `hi.txt`:\n\n    Hello\n    and welcome\n",
+     "Write this greeting to `hi.txt`, both lines as one:\n\n    Hello\n    and welcome\n",
+     "changes_format:lines of a block joined"),
+]
+
+# v3.12: (original with a short exclusion, a slip that drops it, a paraphrase that says it with another word that leaves
+# out, limits or negates)
+EXCLUSIONS = [
+    ("Sum the amounts in `pay.csv` per payee into `sums.txt`. Rows marked void are cancelled; skip them.",
+     "Sum the amounts in `pay.csv` per payee into `sums.txt`.",
+     "Sum the amounts in `pay.csv` per payee into `sums.txt`, counting only rows not marked void (those are cancelled)."),
+    ("List the repositories under `repos/` in `list.txt`. Ignore the archived repositories.",
+     "List every repository under `repos/` in `list.txt`.",
+     "List the repositories under `repos/` in `list.txt`; archived repositories don't belong in it."),
 ]
 
 # v3.10: (original, its slip from DROPPED, a paraphrase that keeps what the slip drops in other words)
@@ -321,3 +361,9 @@ def test_a_code_span_with_a_colon_is_one_token_so_the_sort_key_after_it_is_read(
             "lines by host. After them print a `SUM: <count>` line.")
     assert reasons(original, kept) == []
     assert "drops_order:sorted by" in reasons(original, kept.replace(" Sort those lines by host.", ""))
+
+
+@pytest.mark.parametrize(("original", "slip", "paraphrase"), EXCLUSIONS, ids=[f"exclusion-{i}" for i in range(len(EXCLUSIONS))])
+def test_a_short_exclusion_is_a_requirement_kept_in_other_words(original: str, slip: str, paraphrase: str):
+    assert any(r.startswith("drops_requirement") for r in reasons(original, slip))
+    assert reasons(original, paraphrase) == []
