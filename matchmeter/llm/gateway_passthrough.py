@@ -57,12 +57,24 @@ ERROR_BODY_LIMIT = 64 * 1024
 
 class Answer(NamedTuple):
     """An attempt that got a 200: the open response, the attempt's time budget (a stream's read timeout), and
-    for a plain reply its reader and parsed body (read within the attempt, so a malformed one is retried)."""
+    for a plain reply its reader, parsed body and bytes (read within the attempt, so a malformed one is retried)."""
 
     response: aiohttp.ClientResponse
     budget_s: float
     reader: ReplyReader | None
     body: dict[str, Any] | None
+    raw: bytes = b""
+
+
+def with_meta(raw: bytes, body: dict[str, Any], meta: dict[str, Any]) -> bytes:
+    """The upstream's plain reply with the gateway's `matchmeter` block as its last member: its own bytes with the
+    block spliced in before the closing brace (not decoded and encoded again: a large reply costs the loop nothing
+    more), or, where that would not be plainly right (the reply has a `matchmeter` member already, is empty or is
+    not UTF-8 braces), the parsed body encoded with the block set."""
+    head, end = raw.lstrip()[:1], raw.rstrip()
+    if head != b"{" or end[-1:] != b"}" or not body or "matchmeter" in body:
+        return json.dumps({**body, "matchmeter": meta}).encode()
+    return end[:-1] + b', "matchmeter": ' + json.dumps(meta).encode() + b"}"
 
 
 def eligible(session: GatewaySession, api: str) -> bool:
@@ -188,8 +200,8 @@ class PassThrough:
                 raise status_error(response.status, text)
             if stream:
                 return Answer(response, budget_s, None, None)
-            reader = ReplyReader(api)
-            return Answer(response, budget_s, reader, reader.read_json(await response.read()))
+            reader, raw = ReplyReader(api), await response.read()
+            return Answer(response, budget_s, reader, reader.read_json(raw), raw)
         except TimeoutError:
             raise Timeout(f"no answer within {budget_s:.1f}s") from None
         except aiohttp.ClientConnectionError as exc:
@@ -222,8 +234,7 @@ class PassThrough:
         reply, reported = self._reply(session, reader, t0)
         await self._store(session, key, reply, reported)
         outcome = session.settle(call, t0, reply, None, attempts)
-        body["matchmeter"] = call_meta(outcome.call)
-        return web.Response(body=json.dumps(body).encode(), content_type="application/json")
+        return web.Response(body=with_meta(answered.raw, body, call_meta(outcome.call)), content_type="application/json")
 
     async def _relay(self, request: web.Request, answered: Answer, where: Where, session: GatewaySession, wire: Wire,
                      parsed: WireRequest, call: Any, t0: float, key: str | None, attempts: int) -> web.StreamResponse:

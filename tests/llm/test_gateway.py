@@ -176,6 +176,28 @@ def test_unix_socket_serves_the_same_api(gateway, make_stub, tmp_path, upstream)
     assert gateway.socket_path.is_socket()
 
 
+def test_the_gateway_serves_on_uvloop_and_falls_back_to_asyncios_loop_without_it(gateway, make_stub, upstream,
+                                                                                  monkeypatch):
+    """uvloop is a dependency (pyproject.toml) for the gateway's loop alone; without it the gateway still serves."""
+    import asyncio
+    import sys
+
+    from matchmeter.llm import gateway as gateway_module
+
+    assert type(gateway._loop).__module__.startswith("uvloop")
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # `import uvloop` now raises ImportError
+    loop = gateway_module.new_loop()
+    assert type(loop) is type(asyncio.new_event_loop())
+    loop.close()
+    with Gateway(tcp=True) as plain:
+        assert not type(plain._loop).__module__.startswith("uvloop")
+        stub = make_stub(["on asyncio's loop"])
+        session = plain.open_session("exec-a", upstream(stub))
+        body = httpx.post(f"{plain.url}/v1/chat/completions", json={"messages": MSGS},
+                          headers={"Authorization": f"Bearer {session.token}"}, timeout=10).json()
+    assert body["choices"][0]["message"]["content"] == "on asyncio's loop"
+
+
 def test_a_refusal_is_not_retried_by_the_openai_sdk(gateway, make_stub, tmp_path, upstream):
     import openai
 

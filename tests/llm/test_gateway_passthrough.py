@@ -144,6 +144,45 @@ def test_streamed_bytes_reach_the_agent_unchanged(gateway, up, open_session, api
     gateway.close_session(session)
 
 
+@pytest.mark.parametrize("api", ["openai", "responses", "anthropic"])
+def test_a_plain_reply_reaches_the_agent_as_the_upstreams_bytes_with_the_meter_block_last(gateway, up, open_session,
+                                                                                          api):
+    session = open_session(api)
+    body = {"model": "x", "max_tokens": 64, **({"input": "hi"} if api == "responses" else {"messages": MSGS})}
+    base = up.base("ok", api == "anthropic")
+    direct = httpx.post(base + (PATHS[api] if api == "anthropic" else PATHS[api].removeprefix("/v1")),
+                        json={**body, "model": "canned"}, timeout=10)
+    key = {"x-api-key": session.token} if api == "anthropic" else {"Authorization": f"Bearer {session.token}"}
+    through = httpx.post(gateway.url + PATHS[api], json=body, headers=key, timeout=10)
+    gateway.close_session(session)
+    assert through.status_code == 200
+    assert through.content.startswith(direct.content.rstrip()[:-1])  # not re-encoded: the upstream's own bytes
+    answer = through.json()
+    assert list(answer)[-1] == "matchmeter"
+    assert answer["matchmeter"]["call_index"] == 0
+    assert {k: v for k, v in answer.items() if k != "matchmeter"} == direct.json()
+
+
+def test_the_block_is_spliced_into_the_upstreams_own_bytes_whatever_their_spacing_and_order():
+    from matchmeter.llm.gateway_passthrough import with_meta
+
+    raw = b'{"z":1,"id":"r",\n  "choices":[{"message":{"content":"\\u00e9"}}]}  \n'
+    out = with_meta(raw, json.loads(raw), {"call_index": 3})
+    assert out == raw.rstrip()[:-1] + b', "matchmeter": {"call_index": 3}}'
+    assert json.loads(out) == {**json.loads(raw), "matchmeter": {"call_index": 3}}
+
+
+@pytest.mark.parametrize(("raw", "why"), [(b'{"id": "r", "matchmeter": {"call_index": 99}}', "its own block"),
+                                          (b"{}", "empty"), ('{"id": "r"}'.encode("utf-16"), "not UTF-8"),
+                                          (b'\xef\xbb\xbf{"id": "r"}', "a byte-order mark")])
+def test_a_reply_that_cannot_take_the_block_spliced_in_is_encoded_anew_with_it(raw, why):
+    from matchmeter.llm.gateway_passthrough import with_meta
+
+    body = json.loads(raw)
+    out = json.loads(with_meta(raw, body, {"call_index": 3}))
+    assert out == {**body, "matchmeter": {"call_index": 3}}, why
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 @pytest.mark.parametrize(("api", "mode"), [("openai", "ok"), ("openai", "no-usage"), ("responses", "ok"),
                                            ("responses", "no-usage"), ("anthropic", "ok")])
