@@ -1,10 +1,11 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
 gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7,
 gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9, gate_blind10.jsonl blind-v10, gate_blind11.jsonl blind-v11,
-gate_blind12.jsonl blind-v12) are pinned and well-formed. This checks structure only: it never runs the gate, so nothing
-here can be tuned against the splits' cases (corpus README, "The blind split", "The blind split v2", "The blind split
-v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7", "The blind split v8", "The
-blind split v9", "The blind split v10", "The blind split v11" and "The blind split v12")."""
+gate_blind12.jsonl blind-v12, gate_blind13.jsonl blind-v13) are pinned and well-formed. This checks structure only: it
+never runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The blind
+split v2", "The blind split v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7",
+"The blind split v8", "The blind split v9", "The blind split v10", "The blind split v11", "The blind split v12" and "The
+blind split v13")."""
 
 from __future__ import annotations
 
@@ -125,7 +126,14 @@ V12 = Split("blind-v12", "gate_blind12", "m",
              "43cdfce23d98e66f8945e69f953642669af5d53372ef8453ff2cad56877b406b"), 145, 60,
             {"terminal": 24, "skills": 32, "data-analysis": 32, "quoting": 57},
             {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12], ids=lambda s: s.origin)
+# v13, like v3-v12, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V13 = Split("blind-v13", "gate_blind13", "n",
+            ("501c3c9996e3ade6104f36c6eeb42df721af52a1a4c783efdb202b59f2b42b65",
+             "b7c4b6b02088bba6bba7af553a6dd637323297be0419ab9bcef1274d57c61370"), 145, 60,
+            {"terminal": 31, "skills": 26, "data-analysis": 28, "quoting": 60},
+            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13],
+                                 ids=lambda s: s.origin)
 
 
 def _lines(s: Split) -> list[dict]:
