@@ -1,11 +1,11 @@
 """The blind splits (gate_blind.jsonl blind-v1, gate_blind2.jsonl blind-v2, gate_blind3.jsonl blind-v3,
 gate_blind4.jsonl blind-v4, gate_blind5.jsonl blind-v5, gate_blind6.jsonl blind-v6, gate_blind7.jsonl blind-v7,
 gate_blind8.jsonl blind-v8, gate_blind9.jsonl blind-v9, gate_blind10.jsonl blind-v10, gate_blind11.jsonl blind-v11,
-gate_blind12.jsonl blind-v12, gate_blind13.jsonl blind-v13) are pinned and well-formed. This checks structure only: it
-never runs the gate, so nothing here can be tuned against the splits' cases (corpus README, "The blind split", "The blind
-split v2", "The blind split v3", "The blind split v4", "The blind split v5", "The blind split v6", "The blind split v7",
-"The blind split v8", "The blind split v9", "The blind split v10", "The blind split v11", "The blind split v12" and "The
-blind split v13")."""
+gate_blind12.jsonl blind-v12, gate_blind13.jsonl blind-v13, gate_blind14.jsonl blind-v14) are pinned and well-formed.
+This checks structure only: it never runs the gate, so nothing here can be tuned against the splits' cases (corpus
+README, "The blind split", "The blind split v2", "The blind split v3", "The blind split v4", "The blind split v5", "The
+blind split v6", "The blind split v7", "The blind split v8", "The blind split v9", "The blind split v10", "The blind
+split v11", "The blind split v12", "The blind split v13" and "The blind split v14")."""
 
 from __future__ import annotations
 
@@ -132,7 +132,13 @@ V13 = Split("blind-v13", "gate_blind13", "n",
              "b7c4b6b02088bba6bba7af553a6dd637323297be0419ab9bcef1274d57c61370"), 145, 60,
             {"terminal": 31, "skills": 26, "data-analysis": 28, "quoting": 60},
             {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
-SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13],
+# v14, like v3-v12, reuses suite tasks (a seeded sample of 60 with another seed): new rewrites, not new tasks.
+V14 = Split("blind-v14", "gate_blind14", "o",
+            ("48d21ed46d45b56fe5dbe5d643e12a7b96e0deb5340b4c8cf1b6df786b719f0d",
+             "77372778f548a48332f8478ada710011174d6596cd8ba2506f5d7bde90504cea"), 145, 60,
+            {"terminal": 38, "skills": 20, "data-analysis": 28, "quoting": 59},
+            {"faithful": 60, "unfaithful": 85}, {"rules": 55, "judge": 30})
+SPLITS = pytest.mark.parametrize("s", [V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14],
                                  ids=lambda s: s.origin)
 
 
