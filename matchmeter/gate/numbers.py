@@ -26,6 +26,7 @@ from matchmeter.gate.contract import (
     code_blocks,
     enumerates,
     numbers_in,
+    paths_in,
     plain_number,
     prose,
 )
@@ -64,6 +65,8 @@ def stated(text: str) -> Counter[tuple[str, str]]:
             found[("1", "=" + UNIT_OF[m.group(1)])] += 1
     for _ in re.finditer(r"\ba (?:pair|couple) of\b", body):  # "a pair of services" = "two services"
         found[("2", "")] += 1
+    for value in bases(text):  # "numbered from one" states the 1 of "counting from 1"
+        found[(value, "")] += 1
     for m in re.finditer(r"\b(" + "|".join(ORDINALS) + r")\b(?![\s-]+(?:of a |an? )?(?:second|minute)s?\b)", body):
         found[(ORDINALS[m.group(1)], "ordinal")] += 1  # "the fourth migration" = "migration 4"; never a unit's value
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)(" + "|".join(COMPACT) + r")\b", body):
@@ -145,6 +148,25 @@ def named_by_article(candidate: str, value: str) -> bool:
                               AFTER_NAME.match(body[m.end():]) for m in hits)
 
 
+# "Two output files are needed. `a.csv`, ... `b.txt` ...": a count of files (or outputs, inputs) whose paragraph goes on to
+# name that many paths counts what the text names, as "these two files" does
+COUNTED_FILES = re.compile(r"\b(\d|" + "|".join(w for w, v in NUMBER_WORDS.items() if v.isdigit() and 2 <= int(v) <= 9) +
+                           r")\s+(?:(?:output|input|result|source|data|separate|different|distinct)\s+)?(?:files|outputs|inputs|"
+                           r"deliverables|artifacts)\b", re.I)
+
+
+def counted_files(candidate: str) -> set[str]:
+    """Values that count the paths named in the rest of their paragraph (COUNTED_FILES)."""
+    body, out = prose(candidate), set()
+    for m in COUNTED_FILES.finditer(body):
+        end = re.compile(r"\n\s*\n").search(body, m.end())
+        named = {p for p in paths_in(body[m.end():end.start() if end else len(body)]) if "." in p.rsplit("/", 1)[-1]}
+        value = m.group(1) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
+        if len(named) == int(value):
+            out.add(value)
+    return out
+
+
 def new_values(original: str, candidate: str) -> list[str]:
     """Digit values of the candidate that the Original has in no form and that are not layout."""
     known, flat = known_values(original), " ".join(original.split())
@@ -163,6 +185,7 @@ def new_values(original: str, candidate: str) -> list[str]:
     counts_lists = any(enumerates(original, v) for v, _ in numbers_in(original))
     # "It consists of three parts." over the Original's list of three: the size of one of its lists is layout
     layout |= {str(n) for n in list_sizes(original)}
+    layout |= counted_files(candidate)
     # "both sides" → "the two sides": a 2 the Original says with both/either/neither of the same things
     paired = {stem(m.group(1)) for m in BOTH.finditer(prose(original))}
     body = prose(candidate)
@@ -195,3 +218,29 @@ def new_values(original: str, candidate: str) -> list[str]:
             if value not in known and value not in layout and not re.search(rf"(?<![\w.]){re.escape(value)}(?!\w)", flat):
                 out.append(value)
     return list(dict.fromkeys(out))
+
+
+# where a count or an index starts ("counting from 1", "1-based", "the first line as line 0", "numbered from zero"): the
+# Original's base said as another is a changed number, however it is said; the value alone (0 and 1) is in most texts
+BASE = re.compile(r"\b(?:count\w*|number\w*|start\w*|index\w*|begin\w*)\s+(?:them\s+|lines\s+|rows\s+)?(?:from|at)\s+"
+                  r"(?P<a>0|1|zero|one)\b|\b(?P<b>0|1|zero|one)[- ](?:based|indexed)\b|\bas (?:line|row|item|record|entry|"
+                  r"number|index|position) (?P<c>0|1|zero|one)\b|\b(?:first|top) (?:line|row|item|record|entry)\b[^.;]{0,30}?"
+                  r"\b(?:is|be|being|=|counts as) (?:line |row |number |index |position )?(?P<d>0|1|zero|one)\b|"
+                  r"\b(?:starting|beginning) (?:the )?(?:count|numbering|index)\w* (?:at|from|with) (?P<e>0|1|zero|one)\b|"
+                  r"\b(?:count|counting|numbering|indexing|numbers?|index) (?:starts?|begins?) (?:at|from|with) (?P<f>0|1|zero|one)\b",
+                  re.I)
+
+
+def bases(text: str) -> set[str]:
+    """The starts of counts and indices a text states (BASE), as digits."""
+    out = set()
+    for m in BASE.finditer(prose(text)):
+        value = next(g for g in m.groups() if g).lower()
+        out.add({"zero": "0", "one": "1"}.get(value, value))
+    return out
+
+
+def changed_bases(original: str, candidate: str) -> list[str]:
+    """The candidate's count starts where the Original states one and not that one."""
+    said = bases(original)
+    return sorted(bases(candidate) - said) if said else []

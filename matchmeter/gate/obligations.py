@@ -129,6 +129,29 @@ NOT_ACCEPTED = re.compile(r"\b(?:is|are|would be|will be|'s)(?: not|n't) (?:a |a
                           r"\b(?:instead of|rather than|not (?:just|simply|merely|only)|more than (?:just|simply|merely))\b", re.I)
 
 
+# "What must hold afterwards: the branch contains exactly what it contains now, and it is still based on ...": a heading
+# that says the statements after it must hold makes each of them a requirement; one that states a kept state (GOVERNED_STATE)
+# forbids changing it as "must stay the same" does
+MUST_HEADING = re.compile(r"^\W*(?:(?:what|everything|all (?:of )?(?:this|these|the following)|the following|(?:these|the) "
+                          r"(?:conditions|requirements|constraints|rules|invariants|guarantees))\b[^.;]{0,30}\b(?:must|should|"
+                          r"has to|have to|needs? to|(?:is|are) required to) (?:hold|be true|be the case|stay true|remain true|be met|"
+                          r"be satisfied)|(?:hard )?(?:requirements?|constraints?|invariants?|guarantees?|must[- ]haves?|conditions? "
+                          r"(?:to meet|that must hold)))(?: (?:afterwards|after(?:wards)? you(?:'re| are) done|at the end|when "
+                          r"(?:you(?:'re| are) )?done|once (?:it'?s|it is|you(?:'re| are)) done))?\W*$", re.I)
+GOVERNED_STATE = re.compile(r"\b(?:still|the same|exactly what|as (?:it|they) (?:is|are|was|were|stands?)|unchanged|"
+                            r"untouched|intact|not|never|no|nothing)\b|n't\b", re.I)
+GOVERNED_CLAUSES = 4  # statements a heading governs, at most
+
+
+def governed(cand_clauses: list[str]) -> set[int]:
+    """Indices of the clauses a MUST_HEADING governs: up to GOVERNED_CLAUSES after it."""
+    out: set[int] = set()
+    for i, clause in enumerate(cand_clauses):
+        if len(clause.split()) <= 8 and MUST_HEADING.match(clause):
+            out |= set(range(i + 1, min(len(cand_clauses), i + 1 + GOVERNED_CLAUSES)))
+    return out
+
+
 def candidate_directive(part: str) -> bool:
     return is_directive(part) or bool(PRESERVED.search(part) or WITHOUT.search(part) or NOT_ACCEPTED.search(part))
 
@@ -143,6 +166,7 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
     object by a pronoun ("so don't rewrite or drop it", "`x/`: never touch it") takes its words and objects
     from its clause and the neighbours."""
     out = []
+    under_heading = governed(cand_clauses)
     for i, clause in enumerate(cand_clauses):
         clause_parts = parts(clause)
         # "Leave links that already work, and the files in `x/`, as they are": one keeping statement split at its
@@ -150,7 +174,8 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
         keeping = bool(KEEPING.search(clause))
         clause_parts = merged_subjects(clause_parts)
         for part in clause_parts:
-            if not (candidate_directive(part) or (keeping and KEEP_HEAD.match(part))):
+            stated_state = i in under_heading and bool(GOVERNED_STATE.search(part))
+            if not (candidate_directive(part) or (keeping and KEEP_HEAD.match(part)) or stated_state):
                 continue
             span = protected_span(part)
             objects = {norm_path(o) for o in clause_objects(span)} | {norm_path(w.strip("`'\".,;:()")) for w in span.split()}
@@ -158,7 +183,7 @@ def protecting(cand_clauses: list[str]) -> list[Protecting]:
             anaphoric = ANAPHORA.search(bare) or not (clause_objects(span) or content_words(part) - FAMILY)
             # "..., and neither may `x`": an elliptic part has the strength of the clause's other directive parts
             power = candidate_strength(part) or max((candidate_strength(q) for q in clause_parts if candidate_directive(q)),
-                                                    default=2 if keeping else 0)
+                                                    default=2 if keeping or stated_state else 0)
             text, names = part, named(part)
             # "Rest of the page: unchanged." — a short label before the colon names what the part keeps
             label = cand_clauses[i - 1] if anaphoric and i and len(cand_clauses[i - 1].split()) <= 8 else ""

@@ -53,7 +53,8 @@ EXACT_WIDE = re.compile(r"\b(?:exactly|exact|verbatim|precisely|byte[- ]for[- ]b
                         r"it (?:is|stands))|nothing (?:else|more|less)|(?:nothing|none|no \w+) (?:other than|but|except)|no (?:more|less|other|fewer)|and no\b|no[- ]more[- ]no[- ]less|"
                         r"literally|to the letter|every (?:single )?(?:character|byte|char))\b", re.I)
 ONE = re.compile(r"\b(?:one|1)\b", re.I)  # "a single newline" = "one newline"; "exactly one" is more than "one"
-ORDER = re.compile(r"\b(?:in (?:the |their |its )?(?:[\w-]+ )?order|"
+# "in any order", "in no particular order" ask for none
+ORDER = re.compile(r"\b(?:in (?!(?:any|no|whatever|an? arbitrary|random)\b)(?:the |their |its )?(?:[\w-]+ )?order|"
                    r"order(?:ed)? (?:by|of|as)|sort(?:ed|s|ing)? (?:by|on|in)|in (?:ascending|descending|alphabetical|"
                    r"chronological|numeric(?:al)?|reverse|increasing|decreasing) order|(?:newest|oldest|latest|earliest|"
                    r"largest|smallest|highest|lowest|most recent|biggest)(?: \w+)? first|(?:apply|process|handle)\w* them "
@@ -70,8 +71,16 @@ UNIQUE_WIDE = re.compile(r"\b(?:duplicat\w*|de-?dup\w*|once|unique\w*|distinct|t
 # "don't bother deduplicating", "no need to de-dupe", "without deduplicating": a clause that lets de-duplication go
 # allows repeats, whatever other uniqueness word it has ("a repeated tag is harmless, so don't bother deduplicating");
 # a negated duplicate ("must not be duplicated") still asks for uniqueness
+# ... and so does one that calls repeats harmless ("duplicates are fine", "it's OK if a tag shows up twice", "keep any
+# repeats", "they needn't be unique")
 DEDUP_LET_GO = re.compile(r"\b(?:don't|do not|needn't|need not|no need to|not|never|without)\s+(?:[\w-]+\s+){0,2}"
-                          r"de-?dup\w*", re.I)
+                          r"de-?dup\w*|\b(?:duplicates?|repeats?|doubles?|repetitions?)\s+(?:are|is|may|can)\b[^.;]{0,20}"
+                          r"\b(?:fine|allowed|ok|okay|harmless|acceptable|tolerated|stay|remain|permitted)\b|"
+                          r"\b(?:it's|it is|that's|that is)\s+(?:fine|ok|okay|acceptable|harmless|no problem)\s+(?:if|for|when)\b[^.;]{0,40}"
+                          r"\b(?:twice|more than once|repeat\w*|duplicat\w*|again)\b|"
+                          r"\b(?:no need|don't need|do not need|needn't|need not|not necessary|doesn't need|does not need|don't have|"
+                          r"doesn't have|do not have|does not have)\b[^.;]{0,30}\b(?:unique|distinct)\b|"
+                          r"\b(?:keep|leave|retain)\s+(?:the\s+|any\s+|all\s+)?(?:duplicates|repeats|doubles)\b", re.I)
 # which of two values for one thing counts ("a later line for the same key wins over an earlier one"): bound to the
 # words around it; a paraphrase says it with any word of precedence or of which one is kept next to them
 PRECEDENCE = re.compile(r"\b(?:wins?|wins? out|takes? precedence|prevails?|(?:has|have|gets?) (?:priority|precedence))"
@@ -80,9 +89,20 @@ PRECEDENCE_WIDE = re.compile(r"\b(?:win\w*|overrid\w*|overrul\w*|overwrit\w*|pre
                              r"replac\w*|supersed\w*|beats?|counts?|later|last|latest|newer|newest|final say)\b", re.I)
 # an edge case a requirement still covers ("`local.env` wins, even when it sets a value to empty"), bound to the words of
 # the case; a paraphrase says it with "even", "regardless", "also", "too", "including when", ... next to them
-EVEN = re.compile(r"\beven (?:when|if|though|where|whe(?:n|re)ver)\b", re.I)
-EVEN_WIDE = re.compile(r"\b(?:even|regardless|no matter|whether or not|includ\w*|also|too|as well|still|applies|holds)\b", re.I)
+# ... or the requirement carried over to more things ("the jobs queued now should all get processed, and so should jobs that
+# arrive later"), bound to the words of what it is carried over to
+EVEN = re.compile(r"\beven (?:when|if|though|where|whe(?:n|re)ver)\b|\b(?:and|as) so (?:should|must|do|does|will|can|are|is|"
+                  r"would)\b|\b(?:and|as) (?:should|must|do|does|will) (?=(?:the|any|all|every|each|those|jobs?|files?|lines?|"
+                  r"rows?|entries|items?|ones?)\b)", re.I)
+EVEN_WIDE = re.compile(r"\b(?:even|regardless|no matter|whether or not|includ\w*|also|too|as well|still|applies|holds|likewise|"
+                       r"(?:and|as) so|as (?:should|must|do|does|will)|the same (?:goes|holds|applies)|the same for|along with|"
+                       r"together with|as well as|and any)\b", re.I)
 EDGE_WORDS = 3  # content words after "even when" that name the case
+# a clause that lets the edge case go ("it overrides both, except when it sets a value to empty", "empty values needn't
+# override", "that case can be ignored") names its words without keeping it
+EDGE_LET_GO = re.compile(r"\b(?:except|unless|but not|not when|not if|need not|needn't|(?:don't|doesn't|do not|does not) "
+                         r"(?:need|have) to|no need to|(?:can|may) (?:be )?(?:ignored|skipped|left out|dropped)|(?:you )?(?:can|may) "
+                         r"(?:ignore|skip)|(?:is|are) optional)\b", re.I)
 # ... or said as "any case at all" of the requirement: "the two newest logs are always kept, however old"
 ANY_CASE = re.compile(r"\b(?:however [\w-]+|no matter (?:how|what|whether|if|when)|whatever (?:its|their|the)|regardless|"
                       r"in (?:any|every|all) cases?)\b", re.I)
@@ -235,6 +255,8 @@ def _kept(q: Qualifier, tokenized: list[tuple[str, list[tuple[int, int, str]]]])
         return any(EMPTY_WIDE.search(clause) for clause, _ in tokenized)
     if q.family == "unique":
         tokenized = [(clause, toks) for clause, toks in tokenized if not DEDUP_LET_GO.search(clause)]
+    if q.family == "even":
+        tokenized = [(clause, toks) for clause, toks in tokenized if not EDGE_LET_GO.search(clause)]
     # what is ordered may stand across a comma: "one line per file, sorted by region"
     if q.family in WIDE:
         return _marked_near(WIDE[q.family], q.anchor, tokenized)

@@ -6,7 +6,8 @@ quoting, list vs prose, format spellings); once is enough however often the Orig
 differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
 words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
 of its kind (JSON → JSON Lines, one tab → four spaces) or a block copied with blank lines added or removed (or
-its lines told to be joined into one) are changes. It must keep every prohibition obligation and scope statement
+its lines told to be joined into one), another start of a count ("counting from 1" → "zero-based") and two of its
+paths with their roles swapped (what it says of one said of the other, both ways) are changes. It must keep every prohibition obligation and scope statement
 (obligations.py: by meaning, not layout) and add no hedge that weakens one ("where possible", "ideally", "that
 works just as well", "isn't something we check"); must not leak what only the reference solution or the tests know (case- and
 form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
@@ -15,6 +16,7 @@ a step list or a prose plan; and must not repeat the Original or an earlier cand
 0.8×–3× of the Original's is a warning shown to the judge, not a rejection (a terse paraphrase is fine).
 
 Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
+`changes_number:counting from 0`, `changes_path:a.html and b.html swapped`,
 `changes_format:jsonl`, `changes_format:lines of a block joined`,
 `drops_prohibition:...`, `weakens_prohibition:...`, `weakens_obligation:where possible: ...`, `drops_scope:...`,
 `drops_qualifier:exactly one argument`, `drops_qualifier:within a few seconds`, `drops_order:in the original order`,
@@ -62,7 +64,7 @@ from matchmeter.gate.contract import (
     paths_in,
     prose,
 )
-from matchmeter.gate.numbers import new_values, stated, unstated
+from matchmeter.gate.numbers import changed_bases, new_values, stated, unstated
 from matchmeter.gate.obligations import kept, named, new_hedges, protecting
 from matchmeter.gate.qualifiers import dropped_exclusions, dropped_keeping, dropped_qualifiers
 from matchmeter.gate.vocabulary import BACKTICK, FAMILY, HEDGES, content_words, stem
@@ -241,8 +243,14 @@ def reblanked_block(original: str, candidate: str) -> bool:
 
 
 # "store the two lines as one", "joined into a single line": a block's lines told to be run together
+# ... "put it on a single line", "join the subject and the body with one space", "instead of the blank line"
 JOINED_LINES = re.compile(r"\b(?:join|merg|collaps|combin|concatenat|flatten)\w*\b[^.;]{0,40}?\b(?:into|as|on(?:to)?) "
-                          r"(?:one|a single) line\b|\blines\b[^.;]{0,20}?\b(?:as|into) (?:one|a single)\b(?! of\b)", re.I)
+                          r"(?:one|a single) line\b|\blines\b[^.;]{0,20}?\b(?:as|into) (?:one|a single)\b(?! of\b)|"
+                          r"\b(?:put|write|place|fit|keep|have|make|squeeze|run)\w*\s+(?:(?:it|them|this|that|everything)\s+|the (?:whole |"
+                          r"entire )?(?:[\w-]+ ){0,2}?)(?:all\s+)?(?:on|onto|in|into) (?:one|a single) line\b|"
+                          r"\b(?:join|merg|combin|concatenat)\w*\b[^.;]{0,40}?\bwith (?:a|one) (?:single )?(?:space|comma|semicolon|"
+                          r"tab|dash)\b|\b(?:instead of|without|drop\w*|remov\w*|delet\w*|skip\w*|leave out|omit\w*) the "
+                          r"(?:blank|empty) line\b", re.I)
 
 
 def joins_block_lines(original: str, candidate: str) -> bool:
@@ -274,6 +282,7 @@ def keeps_contract(original: str, candidate: str) -> RuleResult:
     items = {(i.norm, i.unit): i for i in contract.of_kind("number") if not enumerates(original, i.norm)}
     reasons += [f"changes_number:{items[k].text} ({items[k].count}→0)" for k in unstated(list(items), stated(candidate))]
     reasons += [f"changes_number:new value {v}" for v in new_values(original, candidate)]
+    reasons += [f"changes_number:counting from {v}" for v in changed_bases(original, candidate)]
     cand_formats = set(formats_in(candidate))
     reasons += [f"drops_literal:format:{i.text}" for i in contract.of_kind("format") if i.norm not in cand_formats]
     reasons += [f"changes_format:{f}" for f in changed_formats(original, candidate)]
@@ -325,10 +334,44 @@ def keeps_prohibitions(original: str, candidate: str) -> RuleResult:
     return RuleResult(rule="keeps_prohibitions", passed=not reasons, reasons=list(dict.fromkeys(reasons)))
 
 
+def _path_contexts(text: str, known: frozenset[str]) -> list[tuple[str, set[str]]]:
+    """(path, content words and code spans) of each clause of the text that names exactly one of the known paths."""
+    out = []
+    for clause in clauses(text):
+        named_paths = {p for p in paths_in(clause) if p in known}
+        if len(named_paths) == 1:
+            path = named_paths.pop()
+            literals = {f"`{t}`" for t in BACKTICK.findall(clause) if norm_path(t) not in known and t not in known}
+            out.append((path, content_words(clause) | literals))
+    return out
+
+
+SWAP_WORDS = 2  # words of what the Original says of one path that the candidate says of the other, at least
+
+
+def swapped_paths(original: str, candidate: str) -> list[tuple[str, str]]:
+    """Two paths of the Original whose roles the candidate swaps: what the Original says of one (the words of its clauses
+    no clause of another path has) the candidate says of the other, and the other way round ("`page.html` has the
+    placeholder; `base.html` is not part of this change" → "`base.html` has the placeholder; ... `page.html` is not")."""
+    known = _original_paths(original)
+    said: dict[str, set[str]] = {}
+    for path, words in _path_contexts(original, known):
+        said.setdefault(path, set()).update(words)
+    own = {p: w - set().union(*(v for q, v in said.items() if q != p)) for p, w in said.items()}
+    cand = _path_contexts(candidate, known)
+
+    def says_of(p: str, q: str) -> bool:  # a candidate clause of q says what the Original says of p, more than of q
+        return any(path == q and len(words & own[p]) >= SWAP_WORDS and len(words & own[p]) > len(words & own[q])
+                   for path, words in cand)
+
+    return [(p, q) for p in sorted(own) for q in sorted(own) if p < q and says_of(p, q) and says_of(q, p)]
+
+
 def no_new_paths(original: str, candidate: str) -> RuleResult:
     """No invented artifact: every path of the candidate is a path (or text) of the Original, normalised."""
     flat = _flat(original)
     reasons = [f"adds_path:{p}" for p in paths_in(candidate) if not known_path(p, original) and p not in flat]
+    reasons += [f"changes_path:{p} and {q} swapped" for p, q in swapped_paths(original, candidate)]
     return RuleResult(rule="no_new_paths", passed=not reasons, reasons=reasons)
 
 

@@ -62,7 +62,24 @@ HEDGES = re.compile(r"\b(?:where(?:ver)? possible|if possible|whenever possible|
                     r"(?:is|are|'s)(?: not|n't) (?:something|anything) (?:we|i|anyone|anybody|the [\w-]+) "
                     r"(?:check|verif|enforce|test|look)\w*|"
                     r"(?:we|i|the (?:checker|tests?|grader|verifier)) (?:don't|doesn't|do not|does not|won't|will not|never) "
-                    r"(?:check|verify|enforce|test|look at)|(?:nobody|no one) (?:checks|verifies|enforces))\b",
+                    r"(?:check|verify|enforce|test|look at)|(?:nobody|no one) (?:checks|verifies|enforces)|"
+                    # a must said to hold as a rule only ("rows should usually be sorted", "mostly as written", "in most
+                    # cases"), a preference ("station id then month would be nice", "if it comes easily"), said to matter
+                    # little ("I don't think the order matters much") or let go where it clashes ("keep them where they
+                    # don't get in the way", "the patch's version can win")
+                    r"(?:should|must|needs? to|has to|have to|is to|are to) (?:usually|mostly|generally|normally|typically)|"
+                    r"(?:usually|generally|normally|typically),? (?:you )?(?:should|must|need|want|would|'d)|in most cases|"
+                    r"for the most part|most of the time|more often than not|(?:nearly|almost) always|rule of thumb|"
+                    r"(?:mostly|largely) (?:as|in|sorted|unchanged|the same|intact|correct|right|verbatim|exact)|"
+                    r"(?:would|'d) be (?:nice|nicer|good|great|better|preferable|helpful|appreciated)|if (?:it|that|this) comes easily|"
+                    r"if (?:it'?s|it is|that'?s|that is|it isn'?t|it is not) (?:not )?(?:too )?(?:hard|easy enough|straightforward|"
+                    r"no trouble|too much (?:work|trouble|effort))|"
+                    r"matters? (?:much|that much|too much|a lot|greatly)|(?:doesn't|does not|don't|do not|won't|will not|wouldn't) "
+                    r"(?:really|much|particularly|greatly) matter|"
+                    r"(?:where|when|if|unless|as long as|so long as|provided)\s+(?:they|it|one|that|those|these|this|there)\s+"
+                    r"(?:doesn't|don't|does not|do not|won't)\s+(?:clash|conflict|get in the way|interfere|collide)|"
+                    r"unless (?:they|it|one|that|those|these|this) (?:clash|conflict|gets? in the way|interfere|collide)\w*|"
+                    r"(?:can|may|is allowed to|are allowed to|gets? to) (?:win|prevail|take precedence))\b",
                     re.I)
 # stems (prefixes) of the keep/change family and of deletion: all protect the same object
 PROTECT = ("leav", "left", "keep", "kept", "stay", "remain", "preserv", "retain", "unchang", "untouch", "alon", "intact",

@@ -14,7 +14,7 @@ import pytest
 
 CORPUS = Path(__file__).resolve().parents[2] / "matchmeter" / "gate" / "corpus"
 
-# split file: (rule-visible caught at least, of, faithful rejected at most, of) at rules v3.12
+# split file: (rule-visible caught at least, of, faithful rejected at most, of) at rules v3.13
 FLOORS = {
     "gate_blind.jsonl": (36, 36, 0, 50),
     # one slip each of blind-v2 and blind-v5 (a dropped "returns within a few seconds") was caught at v3.7 only
@@ -22,12 +22,12 @@ FLOORS = {
     # v3.10 catches both as the time bound they drop
     "gate_blind2.jsonl": (41, 42, 0, 56),
     "gate_blind3.jsonl": (55, 55, 0, 60),
-    "gate_blind4.jsonl": (51, 55, 1, 60),
-    "gate_blind5.jsonl": (52, 55, 0, 60),
-    "gate_blind6.jsonl": (53, 55, 1, 60),  # measured blind at v3.5 (46/55, 7/60), worked from for v3.6
+    "gate_blind4.jsonl": (52, 55, 0, 60),
+    "gate_blind5.jsonl": (54, 55, 0, 60),
+    "gate_blind6.jsonl": (55, 55, 0, 60),  # measured blind at v3.5 (46/55, 7/60), worked from for v3.6
     "gate_blind7.jsonl": (53, 55, 0, 60),  # measured blind at v3.6 (52/55, 4/60), worked from for v3.7
-    "gate_blind8.jsonl": (52, 55, 0, 60),  # measured blind at v3.7 (48/55, 6/60), worked from for v3.8
-    "gate_blind9.jsonl": (53, 55, 0, 60),  # measured blind at v3.8 (52/55, 5/60), worked from for v3.9
+    "gate_blind8.jsonl": (53, 55, 0, 60),  # measured blind at v3.7 (48/55, 6/60), worked from for v3.8
+    "gate_blind9.jsonl": (54, 55, 0, 60),  # measured blind at v3.8 (52/55, 5/60), worked from for v3.9
     "gate_blind10.jsonl": (55, 55, 0, 60),  # measured blind at v3.9 (52/55, 5/60), worked from for v3.10
     "gate_blind11.jsonl": (54, 55, 0, 60),  # measured blind at v3.10 (50/55, 3/60), worked from for v3.11
     "gate_blind12.jsonl": (55, 55, 0, 60),  # measured blind at v3.11 (51/55, 2/60), worked from for v3.12

@@ -1,4 +1,4 @@
-"""Gate rules v3.6 to v3.12: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
+"""Gate rules v3.6 to v3.13: prohibitions said as "make sure not to", "kept out of", "has no place in", "neither of these
 may"; a file named bare and with its directory; counts of what was already named; a trailing "only"; a payload
 introduced by "exactly:"; a state to leave something in; a newline turned into none; hedges in other words
 (v3.6); a keeping part after a comma; "First, … Second, …" as layout; "nothing other than"; a capital that opens
@@ -14,7 +14,12 @@ labelling a run from 1 ("Job 1: … Job 2: …") is layout; a pronoun looks past
 as well" and "isn't checked" are hedges; a block's blank lines are content; which of two values wins is a qualifier
 (v3.11). "The remainder" is the rest; a number the article makes a noun ("a 500 from the API") names a code; "is
 acceptable too" is a hedge; a clause that lets de-duplication go keeps no uniqueness; a block's lines told to be
-joined into one are a changed format; a short exclusion ("skip them", "ignore X") is a requirement (v3.12).
+joined into one are a changed format; a short exclusion ("skip them", "ignore X") is a requirement (v3.12). Statements
+under a heading that says they must hold keep the states they state; a count of the files its paragraph names is layout;
+"in any order" asks for no order; a must said to hold as a rule only, as a preference, as mattering little or as let go
+where it clashes is a hedge; a clause that lets an edge case go, or calls repeats harmless, keeps none; "and so should X"
+carries a requirement over; lines of a block put "on one line" are joined; another count start ("zero-based") is a
+changed number; two paths' roles swapped are a changed path (v3.13).
 
 Every case here is synthetic: written for these tests, never taken from a corpus split (corpus/README.md,
 "Gate v3.6 rule work" and after). Each unfaithful case must be rejected with the named reason, each faithful one passed.
@@ -367,3 +372,80 @@ def test_a_code_span_with_a_colon_is_one_token_so_the_sort_key_after_it_is_read(
 def test_a_short_exclusion_is_a_requirement_kept_in_other_words(original: str, slip: str, paraphrase: str):
     assert any(r.startswith("drops_requirement") for r in reasons(original, slip))
     assert reasons(original, paraphrase) == []
+
+
+# v3.13: (original, faithful paraphrase) near the classes v3.13 reads; each must pass
+KEPT_V313 = [
+    # statements under a heading that says they must hold keep the states they state
+    ("Rename the tag `beta` to `rc1`. The tag must keep pointing at the same commit, and don't change `NOTES.md`.",
+     "Rename the tag `beta` to `rc1`. Conditions to meet afterwards: the tag still points at the same commit, and "
+     "`NOTES.md` is unchanged."),
+    ("Squash the commits of `topic` into one. The branch must hold exactly what it holds now.",
+     "Squash the commits of `topic` into one. What has to be true when you're done: the branch holds exactly what it "
+     "holds now."),
+    # a count of files its paragraph goes on to name
+    ("Write the totals to `out/sum.txt` and the averages to `out/avg.txt`.",
+     "Two output files are needed. `out/sum.txt` holds the totals and `out/avg.txt` the averages."),
+    # "doesn't matter" with no degree word says what the Original says with "any order"
+    ("List the hosts of `inv.yml` in `hosts.txt`, in any order.",
+     "List the hosts of `inv.yml` in `hosts.txt`; the order doesn't matter."),
+    # the same count start said another way
+    ("Print the line numbers (counting from 1) of rows with a 0 in `flags.csv`.",
+     "Print the line numbers of rows with a 0 in `flags.csv`, numbering them from one."),
+    # two paths, each still said with what the Original says of it, in another order
+    ("`conf/live.ini` has the stale `[db]` block to fix. `conf/sample.ini` is only an example and not part of this job.",
+     "`conf/sample.ini` is only an example and not part of this job; the stale `[db]` block to fix is in `conf/live.ini`."),
+]
+
+# v3.13: (original, unfaithful candidate, the reason's prefix); each fails on the v3.12 rules
+DROPPED_V313 = [
+    # a must said to hold as a rule only, a preference, mattering little, let go where it clashes
+    ("Sort `list.txt` by name.", "Sort `list.txt` by name if that's not too much work.", "weakens_obligation"),
+    ("Keep every entry of `hosts.txt` in the order given.",
+     "Entries of `hosts.txt` should mostly stay in the order given.", "weakens_obligation"),
+    ("Use tabs for the indentation in `Makefile`.", "In most cases, use tabs for the indentation in `Makefile`.",
+     "weakens_obligation"),
+    ("Write the rows of `in.csv` to `out.csv` sorted by date.",
+     "Write the rows of `in.csv` to `out.csv`; I doubt the row order matters that much, though by date is good.",
+     "weakens_obligation"),
+    ("Apply `fix.patch` to `src/` and keep the local edits made since.",
+     "Apply `fix.patch` to `src/`, keeping the local edits made since unless they conflict with it.", "weakens_obligation"),
+    # the edge case let go in a clause that still names it
+    ("`b.cfg` overrides `a.cfg`, even when it leaves a key blank.",
+     "`b.cfg` overrides `a.cfg`; for a key it leaves blank, that can be ignored too.", "drops_qualifier"),
+    # repeats called harmless in a clause with a uniqueness word
+    ("Write the distinct tags of `posts/` to `tags.txt`.",
+     "Write the tags of `posts/` to `tags.txt`; it's fine if a tag shows up twice.", "drops_unique"),
+    ("Write the distinct tags of `posts/` to `tags.txt`.",
+     "Write the tags of `posts/` to `tags.txt`, each tag once, though repeats are harmless.", "drops_unique"),
+    # the requirement carried over to more things, dropped
+    ("Every file under `inbox/` must be scanned, and so must files added while the scan runs.",
+     "Every file under `inbox/` must be scanned.", "drops_qualifier"),
+    # a block's lines put on one line
+    ("Set the banner in `motd` to the text below:\n\n```text\nWelcome\nBe nice\n```\n",
+     "Set the banner in `motd` to the text below, but put it all on one line:\n\n```text\nWelcome\nBe nice\n```\n",
+     "changes_format:lines of a block joined"),
+    # another count start
+    ("Print the line numbers (counting from 1) of rows with a 0 in `flags.csv`.",
+     "Print the zero-based line numbers of rows with a 0 in `flags.csv`.", "changes_number:counting from 0"),
+    # two paths' roles swapped
+    ("`conf/live.ini` has the stale `[db]` block to fix. `conf/sample.ini` is only an example and not part of this job.",
+     "`conf/sample.ini` has the stale `[db]` block to fix. `conf/live.ini` is only an example and not part of this job.",
+     "changes_path"),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate"), KEPT_V313, ids=[f"kept-v313-{i}" for i in range(len(KEPT_V313))])
+def test_v313_faithful_near_misses_pass(original: str, candidate: str):
+    assert reasons(original, candidate) == []
+
+
+@pytest.mark.parametrize(("original", "candidate", "prefix"), DROPPED_V313,
+                         ids=[f"dropped-v313-{i}" for i in range(len(DROPPED_V313))])
+def test_v313_slips_are_rejected_with_their_reason(original: str, candidate: str, prefix: str):
+    assert any(r.startswith(prefix) for r in reasons(original, candidate)), reasons(original, candidate)
+
+
+def test_v313_a_carried_over_requirement_is_kept_in_other_words():
+    original = "Every file under `inbox/` must be scanned, and so must files added while the scan runs."
+    assert reasons(original, "Scan every file under `inbox/`, files added while the scan runs included.") == []
