@@ -31,6 +31,10 @@ FLOORS = {
     "gate_blind10.jsonl": (55, 55, 0, 60),  # measured blind at v3.9 (52/55, 5/60), worked from for v3.10
     "gate_blind11.jsonl": (54, 55, 0, 60),  # measured blind at v3.10 (50/55, 3/60), worked from for v3.11
     "gate_blind12.jsonl": (55, 55, 0, 60),  # measured blind at v3.11 (51/55, 2/60), worked from for v3.12
+    # measured blind at v3.12 and again at v3.13 (blind-v13 52/55, 7/60 both times; blind-v14 51/55, 7/60 then 8/60)
+    # and not worked from: these are their blind numbers, pinned so that later rule work cannot lose them unseen
+    "gate_blind13.jsonl": (52, 55, 7, 60),
+    "gate_blind14.jsonl": (51, 55, 8, 60),
 }
 
 
