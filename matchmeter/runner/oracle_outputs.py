@@ -57,7 +57,7 @@ def _run(sandbox: Sandbox, task: TaskSpec, max_bytes: int) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="mm-answers-") as tmp:
         solution, dest = stage_oracle(task, Path(tmp) / "solution").parent, f"{logs}/.oracle"
         # a solution the sandbox lost is uploaded again (upload_proof.py), never answers learned from no solve
-        run_uploaded(lambda: sandbox.upload(solution, dest), uploaded_paths(solution, dest),
+        run_uploaded(lambda again: sandbox.upload(solution, dest, through_exec=again), uploaded_paths(solution, dest),
                      lambda proof: sandbox.exec(f'{proof}bash "{dest}/solve.sh"; rc=$?; rm -rf "{dest}"; exit $rc',
                                                 TIMEOUT_S),
                      f"oracle solution uploaded to {dest}")

@@ -224,7 +224,7 @@ def seed_sandbox(sandbox: Sandbox, task: TaskSpec, logs: str, timeout_s: float) 
         return None
     environment, extra, dest = task_files(task).environment_dir, setup_files(task), f"{logs}/.env"
     return run_uploaded(  # a lost file is uploaded again, never a setup that ran without it (upload_proof.py)
-        lambda: sandbox.upload(environment, dest, extra_files=extra), uploaded_paths(environment, dest, extra),
+        lambda again: sandbox.upload(environment, dest, extra_files=extra, through_exec=again), uploaded_paths(environment, dest, extra),
         lambda proof: sandbox.exec(f'{proof}bash "{dest}/{run_as}"; rc=$?; rm -rf "{dest}"; exit $rc', timeout_s),
         f"setup files uploaded to {dest}")
 
@@ -320,7 +320,8 @@ def _upload_tests_and_verify(sandbox: Sandbox, tests: Path, live: _Live, extra: 
     """
     # as the verifier's identity: after the restart it alone may write the logs dir (and read the tests)
     return run_uploaded(
-        lambda: sandbox.upload(tests, live.tests, extra_files=extra), uploaded_paths(tests, live.tests, extra),
+        lambda again: sandbox.upload(tests, live.tests, extra_files=extra, through_exec=again),
+        uploaded_paths(tests, live.tests, extra),
         lambda proof: sandbox.exec(f'{proof}{prepare_command(live.logs)}; bash "{live.tests}/test.sh"', verify_s,
                                    VERIFIER_ENV, as_verifier=True),
         f"tests uploaded to {live.tests}")

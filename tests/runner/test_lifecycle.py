@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import posixpath
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -170,6 +174,7 @@ class _LosingUploads:
 
     def __init__(self, backend, lose: int, dest) -> None:
         self.backend, self.lose, self.dest = backend, lose, dest  # dest(sandbox) -> the destination to lose
+        self.paths: list[bool] = []  # through_exec, for each upload to dest
 
     def __getattr__(self, name):
         return getattr(self.backend, name)
@@ -178,11 +183,13 @@ class _LosingUploads:
         sandbox = self.backend.create(request)
         real_upload, owner = sandbox.upload, self
 
-        def upload(src, dest, extra_files=None):
-            if dest == owner.dest(sandbox) and owner.lose > 0:
-                owner.lose -= 1
-                return None
-            return real_upload(src, dest, extra_files=extra_files)
+        def upload(src, dest, extra_files=None, *, through_exec=False):
+            if dest == owner.dest(sandbox):
+                owner.paths.append(through_exec)
+                if owner.lose > 0:
+                    owner.lose -= 1
+                    return None
+            return real_upload(src, dest, extra_files=extra_files, through_exec=through_exec)
 
         sandbox.upload = upload
         return sandbox
@@ -212,9 +219,81 @@ def test_an_upload_that_never_reaches_the_sandbox_is_made_again_and_never_blamed
                                     logs_dir=tmp_path / "logs")).result
     assert result.failure_mode == failure, result.error
     assert losing.lose == 0
+    # the first upload by the backend's file API; every one made again through an exec (upload_proof.py)
+    assert losing.paths == [False] + [True] * min(lost, 2)
     if failure == "none":  # one upload lost, the next one landed: the verdict is the oracle's
         assert result.reward == 1.0
     else:  # never the setup's, the oracle's or the verifier's failure: the sandbox's
         assert result.reward == 0.0
         assert what in (result.error or "")
         assert "never all appeared inside the sandbox" in (result.error or "")
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("upload", sorted(LOST_UPLOADS))
+def test_docker_uploads_the_engine_never_delivers_arrive_through_an_exec(tmp_path, upload, monkeypatch):
+    """Every put_archive says yes and writes nothing (as fuse-overlayfs served a CI container a /tests the engine's
+    writes never reached, three uploads running): the upload made again goes through an exec inside the
+    container, and the trial's verdict is the oracle's."""
+    from matchmeter.runner.sandbox import docker as docker_backend
+
+    dest, _ = LOST_UPLOADS[upload]
+    backend = get_backend("docker")
+    real_create, swallowed = backend.create, []
+
+    def create(request):
+        sandbox = real_create(request)
+        real_put = sandbox.container.put_archive
+
+        def put_archive(path, data):
+            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+                names = tar.getnames()
+            if posixpath.join(path, names[0]) == sandbox._abs(dest(sandbox)):
+                swallowed.append(names[0])
+                return True
+            return real_put(path, data)
+
+        sandbox.container.put_archive = put_archive
+        return sandbox
+
+    monkeypatch.setattr(backend, "create", create)
+    monkeypatch.setattr(docker_backend, "EXEC_UPLOAD_CHUNK", 64)  # the archive crosses many exec arguments
+    task = load_task(write_task(tmp_path / "tasks"))
+    result = run_trial(TrialRequest(run_id="t", execution_key="k-swallowed", configuration=configuration_from_flags(
+        "oracle", None), task=task, description=Description.original(task), seed=0, attempt=0, backend=backend,
+        logs_dir=tmp_path / "logs")).result
+    assert swallowed, "the engine's archive API was never asked for this upload"
+    assert (result.failure_mode, result.error, result.reward) == ("none", None, 1.0)
+
+
+@pytest.mark.docker
+def test_an_upload_through_an_exec_keeps_bytes_owners_and_modes_and_leaves_no_stage(tmp_path):
+    """Binary bytes past several chunks, the owner the archive names, a 0700 top dir and an executable bit arrive
+    as the engine's archive API would write them; the staging dir under /tmp is gone afterwards."""
+    import os
+
+    from matchmeter.runner.sandbox import SandboxRequest
+
+    src = tmp_path / "payload"
+    (src / "sub").mkdir(parents=True)
+    blob = os.urandom(300_000)  # > 3 chunks of EXEC_UPLOAD_CHUNK base64 characters
+    (src / "sub" / "blob.bin").write_bytes(blob)
+    (src / "run.sh").write_text("#!/bin/sh\necho ran\n")
+    (src / "run.sh").chmod(0o755)
+    extra = tmp_path / "extra.txt"
+    extra.write_text("beside\n")
+    env = tmp_path / "environment"
+    env.mkdir()
+    sandbox = get_backend("docker").create(SandboxRequest(task_id="exec-upload", environment_dir=env))
+    try:
+        tests = sandbox.layout["tests"]
+        sandbox.restart()  # /tests is root's 0700 dir, as the verifier's upload finds it
+        sandbox.upload(src, tests, extra_files={"extra.txt": extra}, through_exec=True)
+        listing = sandbox.exec(f'cd {tests} && stat -c "%n %u %a" . run.sh sub/blob.bin extra.txt && '
+                               f'sha256sum sub/blob.bin && ./run.sh && ls -A /tmp | grep -c mm-upload', 30, as_verifier=True)
+        lines = listing.output.splitlines()
+        assert lines[:4] == [". 0 700", "run.sh 0 755", "sub/blob.bin 0 644", "extra.txt 0 644"]
+        assert lines[4].split()[0] == hashlib.sha256(blob).hexdigest()
+        assert lines[5:] == ["ran", "0"]  # and no staging dir left in /tmp
+    finally:
+        sandbox.destroy()

@@ -41,13 +41,14 @@ class OracleAgent:
             return
         self._solution_paths = self._upload(session)
 
-    def _upload(self, session: AgentSession) -> list[str]:
-        """Stage the solution and upload it; the paths it put in the sandbox."""
+    def _upload(self, session: AgentSession, again: bool = False) -> list[str]:
+        """Stage the solution and upload it (through an exec when `again`, upload_proof.py); the paths it put in
+        the sandbox."""
         dest = f"{session.logs_dir}/.oracle"
         with tempfile.TemporaryDirectory(prefix="mm-oracle-") as tmp:
             solution = Path(tmp) / "solution"
             stage_oracle(self.task, solution)
-            session.sandbox.upload(solution, dest)
+            session.sandbox.upload(solution, dest, through_exec=again)
             return uploaded_paths(solution, dest)
 
     def run(self, description: str, session: AgentSession) -> None:
@@ -62,7 +63,7 @@ class OracleAgent:
             return
         # a solution the sandbox lost is uploaded again: never an oracle scored for a file it never had
         solution = f"{session.logs_dir}/.oracle"
-        run_uploaded(lambda: self._upload(session), self._solution_paths,
+        run_uploaded(lambda again: self._upload(session, again), self._solution_paths,
                      lambda proof: session.execute(f'{proof}bash "{solution}/solve.sh"; rc=$?; rm -rf "{solution}"; '
                                                    'exit $rc', timeout_s=session.task.timeouts.agent_s),
                      f"oracle solution uploaded to {solution}", uploaded=True)

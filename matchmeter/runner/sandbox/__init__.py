@@ -131,12 +131,15 @@ class Sandbox(Protocol):
         the command runs as the agent's and $MM_AGENT_UID is unset."""
         ...
 
-    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
+    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None, *,
+               through_exec: bool = False) -> None:
         """Copy a host file or directory to an in-sandbox path (dest may use $MM_* names resolved by caller).
 
         extra_files (name -> host file) go into the uploaded directory in the same copy, each replacing what
         src holds at that name: a task's tests/ with the suite's shared verifier files beside them is one
-        engine call on Docker, not one per file."""
+        engine call on Docker, not one per file. through_exec: write the files by a process inside the sandbox,
+        not by the backend's file API (an upload made again after it was lost, upload_proof.py); a backend whose
+        sandbox sees host dirs has one path only."""
         ...
 
     def download(self, src: str, dest: Path) -> None:

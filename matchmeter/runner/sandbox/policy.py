@@ -515,7 +515,9 @@ class HostMountedFiles:
     layout: dict[str, str]
     upload_owner: int | None = None  # uploads belong to the sandbox's uid (bwrap as root), so it can use them
 
-    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None) -> None:
+    def upload(self, src: Path, dest: str, extra_files: Mapping[str, Path] | None = None, *,
+               through_exec: bool = False) -> None:
+        # the sandbox sees these host dirs themselves: there is no other path, so through_exec changes nothing
         root, rel = to_host(dest, self.mounts, self.app_dir)
         upload_nofollow(Path(src), root, rel, self.upload_owner)
         for name, host in (extra_files or {}).items():

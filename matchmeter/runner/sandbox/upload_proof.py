@@ -7,6 +7,11 @@ solution, the tests) is therefore run behind a shell prefix that first checks ev
 file it misses is uploaded again, and still missing after UPLOAD_TRIES uploads it is the sandbox's failure
 (SandboxError), never the agent's, the oracle's or the verifier's. The check rides in the command's own exec, so
 an upload that arrived costs no extra engine round trip.
+
+An upload made again goes by the sandbox's other path (`upload(..., through_exec=True)`): a CI run lost the tests
+three times in a row through the engine's archive API (fuse-overlayfs serves a container's view from its own cache,
+and the files the engine wrote did not reach it), so repeating the same call is no cure. Through an exec the files
+are written by a process inside the container, in the view the command that uses them runs in.
 """
 
 from __future__ import annotations
@@ -58,10 +63,11 @@ class UploadProof:
         return ran.output.split(marker, 1)[1].splitlines()[0]
 
 
-def run_uploaded(upload: Callable[[], object], paths: list[str], run: Callable[[str], R], what: str, *,
+def run_uploaded(upload: Callable[[bool], object], paths: list[str], run: Callable[[str], R], what: str, *,
                  uploaded: bool = False) -> R:
     """Upload (unless `uploaded`: the first upload is already made), then `run(prefix)`: a command that starts
     with the proof's prefix. A missing file means upload again and run again, UPLOAD_TRIES uploads in all.
+    `upload(again)` is told whether this is an upload made again (then it goes through an exec, module docstring).
     `what` names the upload in the error ("tests uploaded to /tests").
 
     Raises:
@@ -71,7 +77,7 @@ def run_uploaded(upload: Callable[[], object], paths: list[str], run: Callable[[
     missing = None
     for attempt in range(UPLOAD_TRIES):
         if attempt or not uploaded:
-            upload()
+            upload(attempt > 0)
         ran = run(proof.prefix)
         if (missing := proof.missing(ran)) is None:
             return ran
