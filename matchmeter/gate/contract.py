@@ -218,12 +218,13 @@ def enumerates(text: str, value: str, back: bool = False) -> bool:
 
 
 LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+\S")
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 
 
 def _counts_list(body: str, at: int, value: str) -> bool:
     """The paragraph of a number ends with ':' and the list right after it has that many items ("I need two
     figures from `x.csv` (one row per household; ...):" then two bullets), however long the paragraph is."""
-    end = re.compile(r"\n\s*\n").search(body, at)
+    end = PARAGRAPH_BREAK.search(body, at)
     if end is None or not body[at:end.start()].rstrip().endswith(":") or not value.isdigit():
         return False
     block = re.split(r"\n\s*\n(?!\s*(?:[-*•]|\d+[.)])\s)", body[end.end():], maxsplit=1)[0]

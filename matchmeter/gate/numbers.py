@@ -23,6 +23,7 @@ from collections import Counter
 from matchmeter.gate.contract import (
     LIST_ITEM,
     NUMBER_WORDS,
+    PARAGRAPH_BREAK,
     code_blocks,
     enumerates,
     numbers_in,
@@ -159,7 +160,7 @@ def counted_files(candidate: str) -> set[str]:
     """Values that count the paths named in the rest of their paragraph (COUNTED_FILES)."""
     body, out = prose(candidate), set()
     for m in COUNTED_FILES.finditer(body):
-        end = re.compile(r"\n\s*\n").search(body, m.end())
+        end = PARAGRAPH_BREAK.search(body, m.end())
         named = {p for p in paths_in(body[m.end():end.start() if end else len(body)]) if "." in p.rsplit("/", 1)[-1]}
         value = m.group(1) if m.group(1).isdigit() else NUMBER_WORDS[m.group(1).lower()]
         if len(named) == int(value):

@@ -6,14 +6,15 @@ quoting, list vs prose, format spellings); once is enough however often the Orig
 differently spelled copy of a literal, a digit value the Original does not have in any form (numbers.py:
 words, units, "a week" = 7 days, enumerators and list counts are layout) and a format swapped for another
 of its kind (JSON → JSON Lines, one tab → four spaces) or a block copied with blank lines added or removed (or
-its lines told to be joined into one), another start of a count ("counting from 1" → "zero-based") and two of its
-paths with their roles swapped (what it says of one said of the other, both ways) are changes. It must keep every prohibition obligation and scope statement
-(obligations.py: by meaning, not layout) and add no hedge that weakens one ("where possible", "ideally", "that
-works just as well", "isn't something we check"); must not leak what only the reference solution or the tests know (case- and
-form-insensitive), nor a value of the reference solution's outputs (answers.py), nor hand over a command
-the Original did not give (commands.py: in backticks or prose, normalised to tool + arguments); must not add
-a step list or a prose plan; and must not repeat the Original or an earlier candidate. A length outside
-0.8×–3× of the Original's is a warning shown to the judge, not a rejection (a terse paraphrase is fine).
+its lines told to be joined into one), another start of a count ("counting from 1" → "zero-based") and two of
+its paths with their roles swapped (what it says of one said of the other, both ways) are changes. It must keep
+every prohibition obligation and scope statement (obligations.py: by meaning, not layout) and add no hedge that
+weakens one ("where possible", "ideally", "that works just as well", "isn't something we check"); must not leak
+what only the reference solution or the tests know (case- and form-insensitive), nor a value of the reference
+solution's outputs (answers.py), nor hand over a command the Original did not give (commands.py: in backticks
+or prose, normalised to tool + arguments); must not add a step list or a prose plan; and must not repeat the
+Original or an earlier candidate. A length outside 0.8×–3× of the Original's is a warning shown to the judge,
+not a rejection (a terse paraphrase is fine).
 
 Reasons look like `drops_literal:path:data/in.csv`, `changes_number:7 day (1→0)`, `changes_number:new value 775`,
 `changes_number:counting from 0`, `changes_path:a.html and b.html swapped`,
