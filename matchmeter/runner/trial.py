@@ -49,7 +49,7 @@ from matchmeter.runner.agents.session import AgentSession, GatewayAccess
 from matchmeter.runner.gateway_link import open_execution, settle_execution, settle_step
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
-from matchmeter.runner.sandbox.egress_forwarder import IN_SANDBOX_SOCKET, start_egress_forwarder
+from matchmeter.runner.sandbox.egress_forwarder import DEFAULT_PORT, IN_SANDBOX_SOCKET, start_egress_forwarder
 from matchmeter.runner.sandbox.policy import SNAPSHOT_TIME_CAP_S, parse_snapshot, snapshot_command
 from matchmeter.runner.sandbox.upload_proof import run_uploaded, uploaded_paths
 from matchmeter.runner.steps import combine, step_tests, stop_after
@@ -263,9 +263,12 @@ def _open_gateway(req: TrialRequest, live: _Live, gateway: Gateway) -> None:
 
 def _start_forwarder(live: _Live, gateway: Gateway, work_dir: str | None = None) -> str:
     """The in-sandbox egress forwarder to the gateway's socket (again after a restart: it died with the agent)."""
-    # An isolated sandbox sees the socket where the backend bound it; the local backend sees the host path.
-    socket_path = IN_SANDBOX_SOCKET if live.sandbox.capabilities.isolated else str(gateway.socket_path)
-    return start_egress_forwarder(live.sandbox, socket_path=socket_path, work_dir=work_dir)
+    # An isolated sandbox sees the socket where the backend bound it and has its own network; the local backend
+    # sees the host path and shares the host's loopback, where concurrent trials need distinct ports.
+    isolated = live.sandbox.capabilities.isolated
+    socket_path = IN_SANDBOX_SOCKET if isolated else str(gateway.socket_path)
+    return start_egress_forwarder(live.sandbox, socket_path=socket_path, work_dir=work_dir,
+                                  port=DEFAULT_PORT if isolated else 0)
 
 
 def _settle_gateway(req: TrialRequest, live: _Live, agent_failure: MatchmeterError | None) -> MatchmeterError | None:

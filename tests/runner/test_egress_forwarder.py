@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from matchmeter.errors import SandboxError
 from matchmeter.llm.gateway import Gateway, Upstream
 from matchmeter.llm.stub_server import StubServer
 from matchmeter.runner.sandbox import SandboxRequest, get_backend
@@ -146,3 +147,35 @@ def test_the_forwarder_restarts_from_a_work_dir_after_a_restart(door, tmp_path):
         sandbox.exec(f"rm -rf {work_dir}", 30)
     finally:
         sandbox.destroy()
+
+
+def test_two_local_sandboxes_on_the_hosts_loopback_get_distinct_forwarder_ports(door, tmp_path):
+    """The local backend shares the host's network: a fixed port made the second of two concurrent trials fail
+    with 'Address already in use' (CI stop 46). Port 0 binds a free port and the base URL names it; both work,
+    and a port already taken makes the start fail loudly, not hand back a URL to someone else's listener."""
+    gw, session, _ = door
+    sandboxes = []
+    try:
+        bases = []
+        for i in range(2):
+            env_dir = tmp_path / f"env{i}"
+            env_dir.mkdir()
+            sandboxes.append(get_backend("local").create(
+                SandboxRequest(task_id="fwd", environment_dir=env_dir, label=f"fwd-{i}")))
+            bases.append(fwd.start_egress_forwarder(sandboxes[-1], socket_path=str(gw.socket_path), port=0,
+                                                    python=sys.executable))
+        ports = [int(b.rpartition(":")[2]) for b in bases]
+        assert ports[0] != ports[1] and 0 not in ports
+        replies = []
+        for sandbox, base in zip(sandboxes, bases):
+            call = sandbox.exec(
+                f"curl -s -H 'Authorization: Bearer {session.token}' -H 'Content-Type: application/json' "
+                f"-d '{json.dumps({'messages': MSGS})}' {base}/v1/chat/completions", 30)
+            replies.append(json.loads(call.output)["choices"][0]["message"]["content"])
+        assert replies == ["one", "two"]
+        with pytest.raises(SandboxError, match="Address already in use"):
+            fwd.start_egress_forwarder(sandboxes[0], socket_path=str(gw.socket_path), port=ports[1],
+                                       python=sys.executable)
+    finally:
+        for sandbox in sandboxes:
+            sandbox.destroy()

@@ -37,7 +37,7 @@ class UploadFails:
         sandbox = self.inner.create(request)
         self.made.append(sandbox)
 
-        def upload(src: Path, dest: str, extra_files=None) -> None:
+        def upload(src: Path, dest: str, extra_files=None, *, through_exec=False) -> None:
             raise self.error
 
         sandbox.upload = upload

@@ -7,7 +7,7 @@ Run inside the sandbox's private network namespace (stdlib only, Python >= 3.8, 
 Every accepted TCP connection is connected to the Unix socket (bind-mounted into the sandbox by the
 backend) and bytes are copied both ways until each side closes, so HTTP, keep-alive and SSE pass
 unchanged; the gateway authenticates each request by its per-execution token. `--ready FILE` is
-written once the listener is bound. The module also holds `start_egress_forwarder`, the harness-side
+written (with the bound port) once the listener is bound; port 0 takes any free one. The module also holds `start_egress_forwarder`, the harness-side
 helper that copies this file into a sandbox, starts it in the background and returns the base URL.
 """
 
@@ -97,8 +97,9 @@ def start_egress_forwarder(sandbox: Sandbox, *, socket_path: str = IN_SANDBOX_SO
     empties it before verifying, which does not stop the running process). `work_dir`: a directory the
     agent's identity may write (a later step of a multi-step task: after a verifier $MM_LOGS is the
     verifier's alone and takes no upload for the agent); the script then travels inside the command and,
-    with its ready file and log, goes there. Returns `http://127.0.0.1:<port>` (OpenAI clients append
-    /v1; Anthropic clients use it as is).
+    with its ready file and log, goes there. `port` 0 binds any free port (a sandbox that shares the
+    host's network, where a fixed port would collide with a concurrent trial). Returns
+    `http://127.0.0.1:<bound port>` (OpenAI clients append /v1; Anthropic clients use it as is).
 
     Raises:
         SandboxError: the forwarder did not start listening within `timeout_s`.
@@ -126,11 +127,12 @@ def start_egress_forwarder(sandbox: Sandbox, *, socket_path: str = IN_SANDBOX_SO
     start = (f"{prepare}rm -f {q(ready)}; nohup {q(python)} {q(script_path)} --listen 127.0.0.1:{port} "
              f"--socket {q(socket_path)} --ready {q(ready)} > {q(state)}.log 2>&1 < /dev/null &")
     wait = (f"i=0; while [ ! -s {q(ready)} ] && [ $i -lt {int(timeout_s * 10)} ]; do sleep 0.1; i=$((i+1)); done; "
-            f"[ -s {q(ready)} ] || {{ cat {q(state)}.log; exit 1; }}")
+            f"[ -s {q(ready)} ] || {{ cat {q(state)}.log; exit 1; }}; printf '\\n%s' \"$(cat {q(ready)})\"")
     result = sandbox.exec(f"{start} {wait}", timeout_s + 5)
-    if result.exit_code != 0:
+    bound = result.output.strip().rpartition("\n")[2].strip()
+    if result.exit_code != 0 or not bound.isdigit():
         raise SandboxError(f"the egress forwarder did not start in the sandbox: {result.output.strip()[-300:]}")
-    return f"http://127.0.0.1:{port}"
+    return f"http://127.0.0.1:{int(bound)}"
 
 
 if __name__ == "__main__":
