@@ -165,9 +165,10 @@ def test_two_local_sandboxes_on_the_hosts_loopback_get_distinct_forwarder_ports(
             bases.append(fwd.start_egress_forwarder(sandboxes[-1], socket_path=str(gw.socket_path), port=0,
                                                     python=sys.executable))
         ports = [int(b.rpartition(":")[2]) for b in bases]
-        assert ports[0] != ports[1] and 0 not in ports
+        assert ports[0] != ports[1]
+        assert 0 not in ports
         replies = []
-        for sandbox, base in zip(sandboxes, bases):
+        for sandbox, base in zip(sandboxes, bases, strict=True):
             call = sandbox.exec(
                 f"curl -s -H 'Authorization: Bearer {session.token}' -H 'Content-Type: application/json' "
                 f"-d '{json.dumps({'messages': MSGS})}' {base}/v1/chat/completions", 30)
