@@ -151,7 +151,7 @@ def test_the_forwarder_restarts_from_a_work_dir_after_a_restart(door, tmp_path):
 
 def test_two_local_sandboxes_on_the_hosts_loopback_get_distinct_forwarder_ports(door, tmp_path):
     """The local backend shares the host's network: a fixed port made the second of two concurrent trials fail
-    with 'Address already in use' (CI stop 46). Port 0 binds a free port and the base URL names it; both work,
+    with 'Address already in use' (CI stop 45). Port 0 binds a free port and the base URL names it; both work,
     and a port already taken makes the start fail loudly, not hand back a URL to someone else's listener."""
     gw, session, _ = door
     sandboxes = []

@@ -7,8 +7,9 @@ Run inside the sandbox's private network namespace (stdlib only, Python >= 3.8, 
 Every accepted TCP connection is connected to the Unix socket (bind-mounted into the sandbox by the
 backend) and bytes are copied both ways until each side closes, so HTTP, keep-alive and SSE pass
 unchanged; the gateway authenticates each request by its per-execution token. `--ready FILE` is
-written (with the bound port) once the listener is bound; port 0 takes any free one. The module also holds `start_egress_forwarder`, the harness-side
-helper that copies this file into a sandbox, starts it in the background and returns the base URL.
+written (with the bound port) once the listener is bound; port 0 takes any free one. The module also
+holds `start_egress_forwarder`, the harness-side helper that copies this file into a sandbox, starts
+it in the background and returns the base URL.
 """
 
 from __future__ import annotations
