@@ -23,7 +23,6 @@ given); the verifier still runs so `raw_verifier_reward` shows what state the ag
 from __future__ import annotations
 
 import json
-import secrets
 import tempfile
 import threading
 import time
@@ -50,7 +49,6 @@ from matchmeter.runner.gateway_link import open_execution, settle_execution, set
 from matchmeter.runner.safety import apply_deductions, diff_snapshots, resolve
 from matchmeter.runner.sandbox import ExecResult, Sandbox, SandboxBackend, SandboxRequest
 from matchmeter.runner.sandbox.egress_forwarder import DEFAULT_PORT, IN_SANDBOX_SOCKET, start_egress_forwarder
-from matchmeter.runner.sandbox.policy import SNAPSHOT_TIME_CAP_S, parse_snapshot, snapshot_command
 from matchmeter.runner.sandbox.upload_proof import run_uploaded, uploaded_paths
 from matchmeter.runner.steps import combine, step_tests, stop_after
 from matchmeter.runner.verdict import (
@@ -177,18 +175,6 @@ class _Live:
     before: dict[str, str] = field(default_factory=dict)
 
 
-def _empty_then_snapshot(sandbox: Sandbox, path: str, protected: list[str]) -> tuple[str, dict[str, str]]:
-    """Empty an in-sandbox directory and snapshot the protected paths, in one exec (on Docker each exec is an
-    engine round trip); return what the directory held (the first few names) and the snapshot."""
-    empty = f'ls -A "{path}" | head -5; rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null'
-    if not protected:
-        return sandbox.exec(f"{empty}; true", 30).output.strip(), {}
-    nonce = secrets.token_hex(8)  # frames the listing: names in the directory cannot forge the split
-    done = sandbox.exec(f"{empty}; echo {nonce}; {snapshot_command(protected)}", SNAPSHOT_TIME_CAP_S + 30)
-    held, _, snap = done.output.partition(f"{nonce}\n")
-    return held.strip(), parse_snapshot(snap, done.exit_code)
-
-
 def _uses_gateway(req: TrialRequest) -> bool:
     return req.gateway is not None and bool(req.configuration.model)
 
@@ -247,7 +233,7 @@ def _seed_task(req: TrialRequest, live: _Live, trajectory: Trajectory, result: E
     agent.setup(live.session)
     live.protected = [resolve(p, live.app) for p in task.safety.protected_paths]
     # Verifier files must be absent while the agent works (seed 002): nothing may sit in $MM_TESTS as it starts.
-    held, live.before = _empty_then_snapshot(sandbox, live.tests, live.protected)
+    held, live.before = sandbox.empty_then_snapshot(live.tests, live.protected)
     result.trust_flags["tests_absent_during_agent"] = not held
     return agent
 

@@ -512,6 +512,23 @@ def test_snapshot_skips_links_and_caps_huge_files(backend, sandbox):
     sandbox.exec("rm -f snap/big", 10)
 
 
+def test_empty_then_snapshot_empties_the_dir_without_following_links(backend, tmp_path):
+    """The step before the agent: whatever setup left in $MM_TESTS is named and gone (hidden files and subdirectories
+    too), a link there is removed and its target kept, and the snapshot is snapshot()'s."""
+    sb = backend.create(make_request(tmp_path, f"conf-empty-{secrets.token_hex(3)}"))
+    try:
+        d = layout(sb)
+        sb.exec(f"echo keep > keep && cd {d['tests']} && echo t > test.sh && echo h > .hidden && mkdir -p sub/deep && "
+                f"echo x > sub/deep/x && ln -s {d['app']}/keep link && ln -s {d['app']} dirlink", 10)
+        held, snap = sb.empty_then_snapshot(d["tests"], ["keep"])
+        assert sorted(held.split("\n")) == [".hidden", "dirlink", "link", "sub", "test.sh"]
+        assert snap == sb.snapshot(["keep"]) == {"keep": hashlib.sha256(b"keep\n").hexdigest()}
+        assert sb.exec(f"ls -A {d['tests']}; cat keep", 10).output == "keep\n"
+        assert sb.empty_then_snapshot(d["tests"], []) == ("", {})
+    finally:
+        sb.destroy()
+
+
 def test_file_size_limit_stops_giant_sparse_files(backend, sandbox):
     skip_if_gap(backend, "isolated")
     assert sandbox.exec("truncate -s 4T giant", 10).exit_code != 0

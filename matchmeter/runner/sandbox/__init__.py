@@ -151,6 +151,12 @@ class Sandbox(Protocol):
         `unverifiable: …` past the size or time caps; missing paths map to nothing."""
         ...
 
+    def empty_then_snapshot(self, path: str, paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+        """Empty the in-sandbox directory `path`, then snapshot `paths` as snapshot() does; return the first few
+        names the directory held, and the snapshot. The trial's step before the agent: $MM_TESTS empty, the
+        protected state's "before"."""
+        ...
+
     def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
         """At most `limit` bytes of an in-sandbox regular file (never through a link); None when absent."""
         ...

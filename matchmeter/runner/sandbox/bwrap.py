@@ -53,6 +53,7 @@ from matchmeter.runner.sandbox import (
     SandboxRequest,
     baseimage,
     clilayer,
+    host_snapshot,
     netns,
     policy,
     rootfs,
@@ -171,6 +172,18 @@ def _pidns_alive(inode: int) -> list[int]:
     return alive
 
 
+class _Backoff:
+    """Sleeps for a poll loop: 0.5 ms first, doubling up to a ceiling. The holder shell is usually up within a
+    couple of milliseconds, and a fixed 5 ms sleep was most of the time a start took (twice per trial)."""
+
+    def __init__(self, first_s: float = 0.0005, ceiling_s: float = 0.005) -> None:
+        self.next_s, self.ceiling_s = first_s, ceiling_s
+
+    def sleep(self) -> None:
+        time.sleep(self.next_s)
+        self.next_s = min(self.next_s * 2, self.ceiling_s)
+
+
 class BwrapSandbox(policy.HostMountedFiles):
     """One bwrap sandbox: a host temp tree plus a namespace-holding init process."""
 
@@ -197,6 +210,9 @@ class BwrapSandbox(policy.HostMountedFiles):
         self._lifecycle = threading.Lock()  # Ctrl-C's destroy() (main thread) vs the trial's restart()
         self.lost = False  # the namespace died while no one asked (the agent killed it)
         self._network = request.network or request.environment.network
+        # A root verifier's restart moves the agent into a user namespace (rootphase.py): its identity there is not
+        # one the host reads as, so both of that trial's snapshots are taken inside, by the same script.
+        self._host_snapshots = not request.verifier_root
         self._slirp: netns.Slirp | None = None
         # A Harbor-format task's verifier phase: ns root over a writable overlay (rootphase.py); as a normal user
         # there is one identity and one read-only root, as for every other task.
@@ -312,6 +328,7 @@ class BwrapSandbox(policy.HostMountedFiles):
         takes its root and cwd (/app)."""
         deadline = time.monotonic() + START_TIMEOUT_S
         children = Path(f"/proc/{ns_init}/task/{ns_init}/children")
+        pause = _Backoff()
         while time.monotonic() < deadline:
             try:
                 if as_pid_1:
@@ -324,7 +341,7 @@ class BwrapSandbox(policy.HostMountedFiles):
                 pass
             if self._init is not None and self._init.poll() is not None:
                 break
-            time.sleep(0.005)
+            pause.sleep()
         raise SandboxError("bwrap started but its init process never appeared")
 
     def _exec_prefix(self, as_verifier: bool = False) -> list[str]:
@@ -374,7 +391,42 @@ class BwrapSandbox(policy.HostMountedFiles):
                                             full_env, None)
 
     def snapshot(self, paths: list[str]) -> dict[str, str]:
+        """Read from the host side (host_snapshot.py: no interpreter started in the sandbox) when the agent's
+        identity is one the host can read as; else the snapshot script, inside."""
+        if self._host_snapshots:
+            identity = (self.uid, self.uid) if _privileged() else None
+            taken = host_snapshot.snapshot(paths, self.dirs.app, policy.APP_DIR, identity)
+            if taken is not None:
+                return taken
+        return self.snapshot_inside(paths)
+
+    def snapshot_inside(self, paths: list[str]) -> dict[str, str]:
+        """The snapshot script, run in the sandbox as the agent (what snapshot() falls back to)."""
         return policy.snapshot(self.exec, paths)
+
+    def empty_then_snapshot(self, path: str, paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+        if not self._host_snapshots:
+            return policy.empty_then_snapshot(self.exec, path, paths)
+        return self._empty_on_host(path), self.snapshot(list(paths)) if paths else {}
+
+    def _empty_on_host(self, path: str) -> str:
+        """policy.empty_command from the host side (no exec): the directory's first few names, then nothing in it.
+        Root removes what the agent's uid could not; no link is followed (rmtree by dir fd)."""
+        root, rel = policy.to_host(path, self.mounts, self.app_dir)
+        fd = policy.open_dir_nofollow(root, rel.parts)
+        try:
+            with os.scandir(fd) as entries:
+                listing = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
+            for name, is_dir in listing:
+                if is_dir:
+                    shutil.rmtree(name, dir_fd=fd)
+                else:
+                    os.unlink(name, dir_fd=fd)
+        except OSError as exc:
+            raise SandboxError(f"could not empty {path}: {exc}") from exc
+        finally:
+            os.close(fd)
+        return "\n".join(name for name, _ in listing[:5])
 
     def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
         """Kill the namespace: its pid 1 dies, the kernel kills the rest; wait until none is left. Then read `read`
@@ -394,13 +446,14 @@ class BwrapSandbox(policy.HostMountedFiles):
             self._slirp = None
         if self._pidns:
             deadline = time.monotonic() + 10
+            pause = _Backoff(ceiling_s=0.01)
             while (alive := _pidns_alive(self._pidns)) and time.monotonic() < deadline:
                 for pid in alive:
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except OSError:
                         pass
-                time.sleep(0.01)
+                pause.sleep()
             if alive:
                 raise SandboxError(f"{len(alive)} sandbox processes survived the kill")
 

@@ -349,6 +349,9 @@ class DockerSandbox:
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
 
+    def empty_then_snapshot(self, path: str, paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+        return policy.empty_then_snapshot(self.exec, path, paths)
+
     def read_text(self, path: str, limit: int = 1 << 20) -> str | None:
         script = f'p="$1"; [ -f "$p" ] && [ ! -L "$p" ] && head -c {int(limit)} -- "$p"'
         output, code = self._raw_exec(["bash", "-c", script, "mm-read", self._abs(path)], 30.0, {})

@@ -63,6 +63,9 @@ class LocalSandbox(policy.HostMountedFiles):
     def snapshot(self, paths: list[str]) -> dict[str, str]:
         return policy.snapshot(self.exec, paths)
 
+    def empty_then_snapshot(self, path: str, paths: Sequence[str]) -> tuple[str, dict[str, str]]:
+        return policy.empty_then_snapshot(self.exec, path, paths)
+
     def halt(self, read: Sequence[str] = (), limit: int = 1 << 20) -> dict[str, FileRead]:
         _kill_marked(f"{MARKER_VAR}={self.marker}".encode(), exact=True)
         return self.read_files(read, limit)

@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import select
 import shutil
 import signal
@@ -185,6 +186,11 @@ def _copy_file_into(src: Path, dir_fd: int, name: str, owner: int | None = None)
         os.fchown(out, owner, owner)
     with open(src, "rb") as fin, os.fdopen(out, "wb") as fout:
         shutil.copyfileobj(fin, fout)
+
+
+def open_dir_nofollow(root: Path, parts: Sequence[str]) -> int:
+    """An fd of the existing directory root/parts, no component a link (SandboxError otherwise)."""
+    return _open_dir(root, parts, create=False)
 
 
 def upload_nofollow(src: Path, root: Path, rel: PurePosixPath, owner: int | None = None) -> None:
@@ -372,6 +378,23 @@ def snapshot(exec_: Callable[[str, float], ExecResult], paths: Sequence[str]) ->
     """Sandbox.snapshot on every backend: the snapshot script run through the sandbox's exec, read back."""
     done = exec_(snapshot_command(paths), SNAPSHOT_TIME_CAP_S + 30)
     return parse_snapshot(done.output, done.exit_code)
+
+
+def empty_then_snapshot(exec_: Callable[[str, float], ExecResult], path: str,
+                        protected: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """Sandbox.empty_then_snapshot through the sandbox's exec: emptying and the snapshot script in one exec (on
+    Docker each exec is an engine round trip)."""
+    if not protected:
+        return exec_(f"{empty_command(path)}; true", 30).output.strip(), {}
+    nonce = secrets.token_hex(8)  # frames the listing: names in the directory cannot forge the split
+    done = exec_(f"{empty_command(path)}; echo {nonce}; {snapshot_command(protected)}", SNAPSHOT_TIME_CAP_S + 30)
+    held, _, snap = done.output.partition(f"{nonce}\n")
+    return held.strip(), parse_snapshot(snap, done.exit_code)
+
+
+def empty_command(path: str) -> str:
+    """Prints the first few names in an in-sandbox directory, then removes everything in it."""
+    return f'ls -A "{path}" | head -5; rm -rf "{path}"/* "{path}"/.[!.]* 2>/dev/null'
 
 
 def parse_snapshot(output: str, exit_code: int) -> dict[str, str]:
