@@ -29,8 +29,8 @@ from matchmeter.runner.trial import TrialRequest, run_trial
 from matchmeter.schema import Description
 from matchmeter.tasks.loader import load_tasks
 
-SANDBOX_METHODS = ("exec", "upload", "download", "snapshot", "read_text", "file_kind", "read_files", "restart",
-                   "halt", "destroy")
+SANDBOX_METHODS = ("exec", "upload", "download", "snapshot", "empty_then_snapshot", "read_text", "file_kind",
+                   "read_files", "restart", "halt", "destroy")
 _ID = re.compile(r"/(?:[0-9a-f]{64}|matchmeter-[^/]+)(?=/|$)")
 _VERSION = re.compile(r"^/v[0-9.]+")
 
