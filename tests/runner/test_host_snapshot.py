@@ -145,3 +145,16 @@ def _identity(sandbox) -> tuple[int, int] | None:
 def test_paths_it_cannot_place_are_declined(tmp_path: Path):
     for given in ("", "t/", "./t", "//app/t", "/app//t", "/other/t", "/app/../etc"):
         assert host_snapshot.snapshot([given], tmp_path, "/app", None) is None, given
+
+
+def test_huge_directories_and_the_time_cap_end_in_one_entry_each(sandbox, monkeypatch):
+    """A listing is held in the harness's memory, and a tree of empty directories has no file where the time cap
+    would be checked: both end in one `unverifiable` entry for the directory, in the harness, not a walk without
+    end."""
+    monkeypatch.setattr(host_snapshot, "MAX_LISTING", 100)
+    snap = sandbox.snapshot(["t/a"])
+    assert snap == {"t/a": "unverifiable: more than 100 entries"}  # 300 many-* files and more
+    monkeypatch.setattr(host_snapshot, "MAX_LISTING", 1000)
+    monkeypatch.setattr(host_snapshot, "SNAPSHOT_TIME_CAP_S", -1.0)
+    assert sandbox.snapshot(["t/deep", "t/a/one"]) == {"t/deep": "unverifiable: snapshot time cap",
+                                                      "t/a/one": "unverifiable: snapshot time cap"}

@@ -18,8 +18,9 @@ dict, keeping what makes the script safe to run on files an adversarial agent wr
   harness), under the script's size cap, time cap and entry limit.
 
 Where the two differ, on purpose: a read error is `unreadable` (the script fails the snapshot); a directory more
-than MAX_DEPTH levels below a protected path is one `unverifiable` entry (the script's recursion fails near 1,000);
-past the entry limit the walker may keep different files than the script. Both snapshots of a trial come from the
+than MAX_DEPTH levels below a protected path, one holding more than MAX_LISTING names, or one reached past the time
+cap is a single `unverifiable` entry (the script's recursion fails near 1,000 levels, and its exec is killed at the
+time cap plus 30 s); past the entry limit the walker may keep different files than the script. Both snapshots of a trial come from the
 same walker (BwrapSandbox decides once, at creation), so a diff never compares the two.
 """
 
@@ -43,6 +44,7 @@ from matchmeter.runner.sandbox.policy import (
 )
 
 MAX_DEPTH = 256  # directory levels below a protected path; each open level holds one fd
+MAX_LISTING = SNAPSHOT_MAX_ENTRIES  # names read from one directory (they are held in the harness's memory)
 _SETGROUPS_SYSCALL = {"x86_64": 116, "aarch64": 159}  # the raw syscall: glibc's wrapper would change every thread
 _PATH_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -173,14 +175,22 @@ class _Walker:
         if depth > MAX_DEPTH:
             self.out[key] = f"unverifiable: more than {MAX_DEPTH} nested directories"
             return
+        if time.monotonic() > self.deadline:  # a tree of empty directories has no file to stop at
+            self.out[key] = "unverifiable: snapshot time cap"
+            return
         try:
             fd = os.open(name, _LIST_FLAGS, dir_fd=parent)
         except OSError:
             return  # os.walk skips a directory it cannot list
         try:
+            listing = []
             try:
                 with os.scandir(fd) as entries:
-                    listing = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+                    for entry in entries:  # the listing lives in the harness: bounded, however many names
+                        if len(listing) >= MAX_LISTING:
+                            self.out[key] = f"unverifiable: more than {MAX_LISTING} entries"
+                            return
+                        listing.append((entry.name, entry.is_dir(follow_symlinks=False)))
             except OSError:
                 return
             for child in sorted(n for n, is_dir in listing if not is_dir):
