@@ -183,7 +183,7 @@ class _Walker:
         except OSError:
             return  # os.walk skips a directory it cannot list
         try:
-            listing = []
+            listing: list[tuple[str, bool]] = []
             try:
                 with os.scandir(fd) as entries:
                     for entry in entries:  # the listing lives in the harness: bounded, however many names
