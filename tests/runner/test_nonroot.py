@@ -67,6 +67,9 @@ def as_nobody():
                 str(SYSTEM_PYTHON), "-m", "matchmeter.cli", *args]
         return subprocess.run(argv, capture_output=True, text=True, timeout=600, env=_nobody_env(tmp), cwd=tmp)
 
+    run.python = lambda code: subprocess.run(  # type: ignore[attr-defined]
+        ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups", "--", str(SYSTEM_PYTHON),
+         "-c", code], capture_output=True, text=True, timeout=600, env=_nobody_env(tmp), cwd=tmp)
     yield tmp, run
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -109,3 +112,36 @@ def test_a_normal_users_sandbox_sees_none_of_the_hosts_secrets(as_nobody):
     for path in (tmp / "attack").rglob("*"):
         if path.is_file():
             assert b"sk-mmcanary" not in path.read_bytes(), path
+
+
+HOST_SNAPSHOT_CHECK = """
+import json, pathlib
+from matchmeter.runner.sandbox import SandboxRequest, get_backend, host_snapshot
+from tests.runner.test_host_snapshot import AGENT_TREE, PATH_SETS
+b = get_backend("bwrap"); b.preflight()
+sb = b.create(SandboxRequest(task_id="hs", environment_dir=pathlib.Path("none"), label="hs-nobody"))
+try:
+    assert sb.exec(AGENT_TREE, 60).exit_code == 0
+    out = []
+    for paths in PATH_SETS:
+        host = host_snapshot.snapshot(paths, sb.dirs.app, "/app", None)
+        out.append([paths, host, sb.snapshot_inside(paths), sb.snapshot(paths)])
+    print(json.dumps(out))
+finally:
+    sb.destroy()
+"""
+
+
+def test_a_normal_users_host_snapshot_reads_what_the_script_inside_reads(as_nobody):
+    """As a normal user the host walker reads as the harness's own uid, which the user namespace maps the agent to:
+    the same dict as the script inside, on the adversarial workspace of test_host_snapshot.py."""
+    _, run = as_nobody
+    done = run.python(HOST_SNAPSHOT_CHECK)
+    assert done.returncode == 0, done.stderr[-2000:]
+    checked = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(checked) > 10
+    for paths, host, inside, taken in checked:
+        assert host is not None, paths
+        assert host == inside == taken, paths
+    (everything,) = [c for c in checked if c[0] == ["t"]]
+    assert everything[1]["t/closed_file"] == "unreadable: Permission denied"
