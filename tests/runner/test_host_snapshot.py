@@ -158,3 +158,26 @@ def test_huge_directories_and_the_time_cap_end_in_one_entry_each(sandbox, monkey
     monkeypatch.setattr(host_snapshot, "SNAPSHOT_TIME_CAP_S", -1.0)
     assert sandbox.snapshot(["t/deep", "t/a/one"]) == {"t/deep": "unverifiable: snapshot time cap",
                                                       "t/a/one": "unverifiable: snapshot time cap"}
+
+
+def test_a_removal_that_fails_is_named_not_a_sandbox_error(sandbox, monkeypatch):
+    """Emptying $MM_TESTS from the host ignores a removal that fails (a setup process still writing there), as the
+    in-sandbox `rm -rf … 2>/dev/null` does: the names listed make the trial flag it, and the trial goes on."""
+    from matchmeter.runner.sandbox import bwrap
+
+    tests = sandbox.dirs.tests
+    (tests / "stuck").mkdir()
+    (tests / "stuck" / "f").write_text("x")
+    (tests / "gone.txt").write_text("y")
+
+    def refuse(*args, **kwargs):
+        raise OSError(39, "Directory not empty")
+
+    monkeypatch.setattr(bwrap.shutil, "rmtree", refuse)
+    held, snap = sandbox.empty_then_snapshot(sandbox.layout["tests"], ["t/a/one"])
+    assert held.split("\n") == ["gone.txt", "stuck"]
+    assert snap == {"t/a/one": hashlib.sha256(b"one").hexdigest()}
+    assert sorted(p.name for p in tests.iterdir()) == ["stuck"]  # the file went; the refused directory stayed
+    monkeypatch.undo()
+    assert sandbox.empty_then_snapshot(sandbox.layout["tests"], [])[0] == "stuck"
+    assert list(tests.iterdir()) == []

@@ -414,19 +414,24 @@ class BwrapSandbox(policy.HostMountedFiles):
 
     def _empty_on_host(self, path: str) -> str:
         """policy.empty_command from the host side (no exec): the directory's first few names, then nothing in it.
-        Root removes what the agent's uid could not; no link is followed (rmtree by dir fd)."""
+        Root removes what the agent's uid could not; no link is followed (rmtree by dir fd). A removal that fails
+        (a process setup.sh left behind still writing there) is ignored, as `rm -rf … 2>/dev/null` ignores it: the
+        names listed already say the directory was not empty, and the trial flags it."""
         root, rel = policy.to_host(path, self.mounts, self.app_dir)
         fd = policy.open_dir_nofollow(root, rel.parts)
         try:
             with os.scandir(fd) as entries:
                 listing = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
             for name, is_dir in listing:
-                if is_dir:
-                    shutil.rmtree(name, dir_fd=fd)
-                else:
-                    os.unlink(name, dir_fd=fd)
+                try:
+                    if is_dir:
+                        shutil.rmtree(name, dir_fd=fd)
+                    else:
+                        os.unlink(name, dir_fd=fd)
+                except OSError:
+                    continue
         except OSError as exc:
-            raise SandboxError(f"could not empty {path}: {exc}") from exc
+            raise SandboxError(f"could not list {path}: {exc}") from exc
         finally:
             os.close(fd)
         return "\n".join(name for name, _ in listing[:5])
