@@ -20,8 +20,8 @@ dict, keeping what makes the script safe to run on files an adversarial agent wr
 Where the two differ, on purpose: a read error is `unreadable` (the script fails the snapshot); a directory more
 than MAX_DEPTH levels below a protected path, one holding more than MAX_LISTING names, or one reached past the time
 cap is a single `unverifiable` entry (the script's recursion fails near 1,000 levels, and its exec is killed at the
-time cap plus 30 s); past the entry limit the walker may keep different files than the script. Both snapshots of a trial come from the
-same walker (BwrapSandbox decides once, at creation), so a diff never compares the two.
+time cap plus 30 s); past the entry limit the walker may keep different files than the script. Both snapshots of
+a trial come from the same walker (BwrapSandbox decides once, at creation), so a diff never compares the two.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ class NotOnHost(Exception):
 
 def snapshot(paths: Sequence[str], root: Path, inside: str, identity: tuple[int, int] | None) -> dict[str, str] | None:
     """The dict the snapshot script would print for `paths` (in-sandbox paths, relative ones to the workspace),
-    read from `root`, the host dir mounted at `inside`, the workspace; None when the script's answer cannot be had from here (a path outside `inside`
-    or not normalised, a link on the way to one, thread credentials refused): take the in-sandbox snapshot then.
+    read from `root`, the host dir mounted at `inside`, the workspace; None when the script's answer cannot be had
+    from here (a path outside `inside` or not normalised, a link on the way to one, thread credentials refused):
+    take the in-sandbox snapshot then.
 
     identity: the (uid, gid) the agent runs as, when the harness is root; None when the harness's own uid is the
     agent's (bwrap as a normal user maps the agent to it)."""
@@ -73,7 +74,8 @@ def snapshot(paths: Sequence[str], root: Path, inside: str, identity: tuple[int,
 
     def run() -> None:
         try:
-            root_fd = os.open(root, _PATH_FLAGS)  # as the harness: the host dirs above the workspace are not the agent's
+            # as the harness: the host dirs above the workspace are not the agent's to search
+            root_fd = os.open(root, _PATH_FLAGS)
             try:
                 if identity is not None:
                     _take_credentials(*identity)
@@ -139,6 +141,9 @@ class _Walker:
         self.deadline = deadline
 
     def path(self, root_fd: int, given: str, rel: tuple[str, ...]) -> None:
+        if not rel:  # the mounted dir itself
+            self.directory(root_fd, ".", given, 0)
+            return
         opened: list[int] = []
         try:
             parent = root_fd
@@ -156,9 +161,6 @@ class _Walker:
                 except OSError:
                     return
                 opened.append(parent)
-            if not rel:  # the mounted dir itself
-                self.directory(root_fd, ".", given, 0)
-                return
             try:
                 st = os.stat(rel[-1], dir_fd=parent, follow_symlinks=False)
             except OSError:
